@@ -20,6 +20,7 @@ import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core/delivery/delivery-records.js';
 import type { Outbox } from '../core/delivery-message/outbox.js';
 import type { OrderedLanes } from '../core/ordering/ordered-lanes.js';
+import type { LaneRuns } from '../core/ordering/lane-runs.js';
 import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
@@ -114,7 +115,7 @@ export interface KoerierDependencies {
    */
   readonly outbox: Outbox;
   /** The lanes of ordered delivery per key (issue 33): the delivery function and the pull function settle their heads. */
-  readonly orderedLanes: OrderedLanes;
+  readonly orderedLanes: OrderedLanes & LaneRuns;
   /** The marks a reject leaves for the next receive. */
   readonly rejectionMarks: RejectionMarks;
   /** The locks consumers gave up (release, reject): their tokens settle nothing more (issue 28 item 14e). */

@@ -35,8 +35,8 @@ const PLACE_SECONDS = 14 * 24 * 3600;
 
 export class DynamoDbOrderedLanes implements OrderedLanes {
   constructor(
-    private readonly client: DynamoDBClient,
-    private readonly tableName: string,
+    protected readonly client: DynamoDBClient,
+    protected readonly tableName: string,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -233,24 +233,24 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
     });
   }
 
-  private key({ subscriptionId, key }: LaneAddress, sortKey: string): Item {
+  protected key({ subscriptionId, key }: LaneAddress, sortKey: string): Item {
     const laneId = createHash('sha256').update(key).digest('base64url');
     return { [PK]: { S: `lane#${subscriptionId}#${laneId}` }, [SK]: { S: sortKey } };
   }
 
-  private async get(lane: LaneAddress, sortKey: string): Promise<Item | undefined> {
+  protected async get(lane: LaneAddress, sortKey: string): Promise<Item | undefined> {
     const result = await this.client.send(
       new GetItemCommand({ TableName: this.tableName, Key: this.key(lane, sortKey), ConsistentRead: true }),
     );
     return result.Item;
   }
 
-  private state(lane: LaneAddress): Promise<Item | undefined> {
+  protected state(lane: LaneAddress): Promise<Item | undefined> {
     return this.get(lane, STATE);
   }
 
   /** The state after a conditional update; undefined when its condition did not hold. */
-  private async update(
+  protected async update(
     lane: LaneAddress,
     input: Omit<ConstructorParameters<typeof UpdateItemCommand>[0], 'TableName' | 'Key'>,
   ): Promise<Item | undefined> {
@@ -271,7 +271,7 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
   }
 }
 
-function eventKey(sequence: number): string {
+export function eventKey(sequence: number): string {
   return `e#${formatSequence(sequence)}`;
 }
 
@@ -284,7 +284,7 @@ function stagedKey({ deliveryId, position }: Pick<StagedEvent, 'deliveryId' | 'p
   return `p#${formatPosition(position)}#${deliveryId}`;
 }
 
-function nextOf(state: Item | undefined): number {
+export function nextOf(state: Item | undefined): number {
   return Number(state?.['next']?.N ?? 1);
 }
 

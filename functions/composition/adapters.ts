@@ -41,7 +41,7 @@ import { SqsPullQueues } from '../aws/sqs-pull-queues.js';
 import { SqsReplayQueue } from '../aws/sqs-replay-queue.js';
 import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { orderedOutbox } from '../core/delivery-message/ordered-outbox.js';
-import { DynamoDbOrderedLanes } from '../aws/dynamodb-ordered-lanes.js';
+import { DynamoDbOrderedLanesWithRuns } from '../aws/dynamodb-lane-runs.js';
 import { contractDeprecatedNotices, tell } from '../core/operations/operational-events.js';
 import { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
@@ -170,7 +170,10 @@ export const outbox: Member<'outbox'> = (c) =>
 
 /** The lanes of ordered delivery per key (issue 33), in the deliveries table; one for the composition, which the outbox shares. */
 export const orderedLanes: Member<'orderedLanes'> = (c) =>
-  c.once(orderedLanes, () => new DynamoDbOrderedLanes(c.client(dynamodbClient), table(c, 'deliveries'), c.clock));
+  c.once(
+    orderedLanes,
+    () => new DynamoDbOrderedLanesWithRuns(c.client(dynamodbClient), table(c, 'deliveries'), c.clock),
+  );
 
 export const eventArchive: Member<'eventArchive'> = (c) =>
   new S3EventArchive(c.client(s3Client), c.config.resources.bucket('archive'));

@@ -10,6 +10,7 @@ import type { SinkCredentialPolicy } from '../credentials/sink-credential.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import type { Outbox } from '../delivery-message/outbox.js';
 import type { OrderedLanes } from '../ordering/ordered-lanes.js';
+import type { LaneRuns } from '../ordering/lane-runs.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription, SubscriptionStatus, SuspensionCause } from '../subscriptions/subscription.js';
 import type { AttemptResult } from './attempt-outcome.js';
@@ -135,7 +136,7 @@ export interface DispatcherDependencies {
   /** Where a batch split into single events goes: the outbox the router, replays and redrives use (issue 29, item 3). */
   readonly outbox: Pick<Outbox, 'enqueue'>;
   /** The lanes of ordered subscriptions (issue 33, core/ordering); absent: every delivery goes unordered. */
-  readonly lanes?: OrderedLanes;
+  readonly lanes?: OrderedLanes & LaneRuns;
   /** How long after its acceptance an ordered event is appended to its lane (docs/ORDERING.md); default 1,000 ms. */
   readonly orderingSettlingMs?: number;
   readonly policy: DeliveryPolicy;

@@ -10,18 +10,32 @@
  *   skip   it is dead-lettered and the lane goes on; the receiver sees the gap in `sequence`
  *
  * Other keys never wait: each key's hold is its own, and a delivery of another key is not read here.
+ * Where the target takes batches, the head goes with the numbered events behind it in one request
+ * (ordered-run.ts), and the policy applies to that run as to one event.
  * SubscriptionDispatch calls `admit` before the hand-out and `settle` for every step it applies.
  */
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { Outbox } from '../delivery-message/outbox.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
-import { isSettleMessage, releaseNext } from '../delivery-message/ordered-outbox.js';
+import type { LaneRuns } from '../ordering/lane-runs.js';
+import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
+import { takesBatches } from '../delivery-message/delivery-rules.js';
+import { isSettleMessage } from '../delivery-message/ordered-outbox.js';
 import { settleOnMessage } from '../delivery-message/settle-message.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import type { Subscription } from '../subscriptions/subscription.js';
+import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { QueuedDelivery } from './dispatch-ports.js';
-import type { NextStep } from './settle-attempt.js';
+import { withheldFrom } from './hand-out-check.js';
+import {
+  deadLetterPerEvent,
+  ORDERED_RUN_MAX_BYTES,
+  ORDERED_RUN_MAX_EVENTS,
+  runDelivery,
+  runOfHead,
+} from './ordered-run.js';
+import type { DeadLetterStep, NextStep } from './settle-attempt.js';
 
 /** How long a hold lasts past its last take: beyond SQS's longest delay (15 min) plus an attempt. */
 const HOLD_MS = 20 * 60_000;
@@ -33,20 +47,29 @@ const BLOCK_RETRY_SECONDS = 60;
 interface Held {
   readonly lane: LaneAddress;
   readonly sequence: number;
+  /** The last sequence of the run sent with it (ordered-run.ts); absent, it went alone. */
+  readonly through?: number;
 }
 
 export interface OrderedDispatchDependencies {
-  readonly lanes: OrderedLanes;
+  readonly lanes: OrderedLanes & LaneRuns;
   readonly outbox: Pick<Outbox, 'enqueue'>;
   readonly now: Clock;
   readonly log: Log;
   readonly maxReceiveCount: number;
   /** The settling window (docs/ORDERING.md, "Acceptance order"); default SETTLING_WINDOW_MS. */
   readonly settlingWindowMs?: number;
+  /** The owners' entitlements now: an event the subscriber may no longer receive does not join a run. */
+  readonly entitlements?: Entitlements;
+  /** A run's limits; default ORDERED_RUN_MAX_EVENTS and ORDERED_RUN_MAX_BYTES. */
+  readonly maxRunEvents?: number;
+  readonly maxRunBytes?: number;
 }
 
 export class OrderedDispatch {
   private readonly held = new Map<string, Held>();
+  /** The deliveries of each run sent, by queue message: a failed run is a dead letter per event. */
+  private readonly runs = new Map<string, readonly DeliveryMessage[]>();
   private readonly settings: OrderingSettings;
 
   constructor(
@@ -85,8 +108,7 @@ export class OrderedDispatch {
       });
       if (taken === 'mine') {
         this.held.set(delivery.messageId, place);
-        if (delivery.message.events.length > 0) admitted.push(delivery);
-        else {
+        if (delivery.message.events.length === 0) {
           // Its events were erased while it waited in the lane (core/erasure/erase-ordered-lanes.ts):
           // nothing to send; the lane moves past it and the receiver sees the gap in `sequence`.
           this.deps.log.info('ordered event erased while it waited: its place is passed over', {
@@ -95,7 +117,7 @@ export class OrderedDispatch {
             sequence: place.sequence,
           });
           await apply(delivery, { kind: 'done' });
-        }
+        } else admitted.push(redrive ? delivery : await this.withRun(delivery, place));
       } else if (taken === 'settled' && redrive) {
         // A skipped event redriven: the lane is past it, so it goes on its own, with its old sequence.
         admitted.push(delivery);
@@ -126,6 +148,40 @@ export class OrderedDispatch {
     return later === undefined ? { kind: 'done' } : { kind: 'retry', delaySeconds: later };
   }
 
+  /**
+   * Where the target takes batches, the head with the numbered events behind it as one delivery
+   * (ordered-run.ts). A redrive goes alone: it is a dead letter's own event, in its place.
+   */
+  private async withRun(delivery: QueuedDelivery, place: Held): Promise<QueuedDelivery> {
+    if (!takesBatches(this.subscription)) return delivery;
+    const { entitlements } = this.deps;
+    const mayJoin = (message: DeliveryMessage) =>
+      entitlements === undefined ||
+      withheldFrom({ messageId: '', receiveCount: 0, message }, this.subscription, entitlements) === 'send';
+    // A head the subscriber may no longer receive goes alone, to be withheld: a run with it would be split.
+    if (!mayJoin(delivery.message)) return delivery;
+    const run = await runOfHead(
+      this.deps.lanes,
+      place.lane,
+      { sequence: place.sequence, message: delivery.message, holder: delivery.messageId },
+      {
+        maxEvents: this.deps.maxRunEvents ?? ORDERED_RUN_MAX_EVENTS,
+        maxBytes: this.deps.maxRunBytes ?? ORDERED_RUN_MAX_BYTES,
+        mayJoin,
+      },
+    );
+    if (run.length === 1) return delivery;
+    this.held.set(delivery.messageId, { ...place, through: place.sequence + run.length - 1 });
+    this.runs.set(delivery.messageId, run);
+    return runDelivery(delivery, run);
+  }
+
+  /** The dead letters to write for `step`: one per event of a run, else the step's own. */
+  deadLettersOf(delivery: QueuedDelivery, step: DeadLetterStep): DeadLetterStep[] {
+    const run = this.runs.get(delivery.messageId);
+    return run === undefined ? [step] : deadLetterPerEvent(step, run);
+  }
+
   /** The step the failure policy makes of `next`, with the lane moved on, parked or left held. */
   async settle(delivery: QueuedDelivery, next: NextStep): Promise<NextStep> {
     const held = this.held.get(delivery.messageId);
@@ -137,15 +193,18 @@ export class OrderedDispatch {
         this.held.set(delivery.messageId, held);
         return { kind: 'retry', delaySeconds: BLOCK_RETRY_SECONDS };
       }
-      await this.deps.lanes.park(held.lane, held.sequence);
+      await this.deps.lanes.parkThrough(held.lane, held.sequence, held.through ?? held.sequence);
       this.deps.log.warn('ordered key parked: its event is a dead letter; a redrive of it unparks the key', {
         subscriptionId: this.subscription.id,
         deliveryId: delivery.message.deliveryId,
         sequence: held.sequence,
+        ...(held.through === undefined ? {} : { through: held.through }),
       });
       return next;
     }
-    await releaseNext(held.lane, held.sequence, this.subscription, this.deps);
+    // The lane moves past the head (or its whole run), and its next event, when free, is queued.
+    const following = await this.deps.lanes.advanceThrough(held.lane, held.sequence, held.through ?? held.sequence);
+    if (following !== undefined) await this.deps.outbox.enqueue(this.subscription, [decodeDeliveryMessage(following)]);
     return next;
   }
 

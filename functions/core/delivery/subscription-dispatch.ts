@@ -85,6 +85,7 @@ export class SubscriptionDispatch {
         now: this.now,
         maxReceiveCount,
         ...(settlingWindowMs === undefined ? {} : { settlingWindowMs }),
+        ...(entitlements === undefined ? {} : { entitlements }),
       });
       deliveries = await this.ordered.admit(deliveries, (delivery, next) => this.apply(delivery, next));
     }
@@ -261,7 +262,9 @@ export class SubscriptionDispatch {
         action: 'retry',
         delaySeconds: next.delaySeconds,
       });
-    if (next.kind === 'dead-letter') await this.putDeadLetter(next);
+    // An ordered run's dead letter is one per event (ordered-run.ts).
+    if (next.kind === 'dead-letter')
+      for (const one of this.ordered?.deadLettersOf(delivery, next) ?? [next]) await this.putDeadLetter(one);
     this.decisions.push({ messageId: delivery.messageId, action: 'done' });
   }
 

@@ -6,6 +6,7 @@ import type {
   OrderedLanes,
   StagedEvent,
 } from '../../../functions/core/ordering/ordered-lanes.js';
+import type { LaneRuns, RunBehind } from '../../../functions/core/ordering/lane-runs.js';
 
 interface Lane {
   next: number;
@@ -19,9 +20,14 @@ interface Lane {
   readonly staging: Map<string, StagedEvent>;
   readonly bodies: Map<number, string>;
   readonly byDelivery: Map<string, number>;
+  /** The head whose run is fixed, and its end (lane-runs.ts). */
+  runOf?: number | undefined;
+  runThrough?: number | undefined;
+  /** A run parked as a whole reaches to here: each of its events waits for its redrive in turn. */
+  parkedThrough?: number | undefined;
 }
 
-export class InMemoryOrderedLanes implements OrderedLanes {
+export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
   readonly lanes = new Map<string, Lane>();
 
   private lane({ subscriptionId, key }: LaneAddress): Lane {
@@ -124,5 +130,46 @@ export class InMemoryOrderedLanes implements OrderedLanes {
     if (lane.next !== sequence) return;
     lane.parked = true;
     lane.holder = undefined;
+  }
+
+  async behind(address: LaneAddress, head: number, limit: number): Promise<RunBehind> {
+    const lane = this.lane(address);
+    const through = lane.runOf === head ? lane.runThrough : undefined;
+    const events = [];
+    for (let sequence = head + 1; sequence <= (through ?? head + limit); sequence++) {
+      const body = lane.bodies.get(sequence);
+      if (body === undefined) break;
+      events.push({ sequence, body });
+    }
+    return { ...(through === undefined ? {} : { through }), events };
+  }
+
+  async fixRun(address: LaneAddress, head: number, through: number, holder: string): Promise<number | undefined> {
+    const lane = this.lane(address);
+    if (lane.runOf === head) return lane.runThrough;
+    if (lane.next !== head || lane.holder !== holder) return undefined;
+    lane.runOf = head;
+    lane.runThrough = through;
+    return through;
+  }
+
+  async advanceThrough(address: LaneAddress, first: number, last: number): Promise<string | undefined> {
+    const lane = this.lane(address);
+    if (lane.next === first) {
+      lane.next = last + 1;
+      lane.holder = lane.holdUntil = lane.runOf = lane.runThrough = undefined;
+      if ((lane.parkedThrough ?? 0) > last) lane.parked = true;
+      else lane.parkedThrough = undefined;
+    }
+    for (let sequence = first; sequence <= last; sequence++) lane.bodies.delete(sequence);
+    return lane.parked || lane.next !== last + 1 ? undefined : lane.bodies.get(last + 1);
+  }
+
+  async parkThrough(address: LaneAddress, first: number, last: number): Promise<void> {
+    const lane = this.lane(address);
+    if (lane.next !== first) return;
+    lane.parked = true;
+    lane.holder = lane.runOf = lane.runThrough = undefined;
+    if (last > first) lane.parkedThrough = last;
   }
 }

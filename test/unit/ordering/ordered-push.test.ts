@@ -1,109 +1,17 @@
 /**
  * Issue 33 items 2 and 3 (ORD-2, ORD-3, ORD-4) without emulators: the router's marks through the
  * ordered outbox into a queue that hands messages out in any order (as a standard SQS queue may),
- * and the dispatcher over in-memory lanes, against a target scripted per key.
+ * and the dispatcher over in-memory lanes, against a target scripted per key (./ordered-push-harness.ts).
+ * Batches of consecutive events of a key: ./ordered-batch.test.ts.
  */
 import { describe, expect, it } from 'vitest';
-import { dispatchBatch } from '../../../functions/core/delivery/dispatcher.js';
 import { redriveMessages } from '../../../functions/core/delivery/redrive.js';
-import type { AttemptResult } from '../../../functions/core/delivery/attempt-outcome.js';
-import type { DeliveryTask } from '../../../functions/core/delivery/dispatch-ports.js';
 import {
   decodeDeliveryMessage,
   encodeDeliveryMessage,
 } from '../../../functions/core/delivery-message/delivery-message.js';
-import type { Outbox } from '../../../functions/core/delivery-message/outbox.js';
-import { orderedOutbox } from '../../../functions/core/delivery-message/ordered-outbox.js';
-import type { OrderingFailurePolicy } from '../../../functions/core/ordering/ordering-settings.js';
-import { InMemoryOrderedLanes } from '../../support/memory/memory-ordered-lanes.js';
-import { keyedDeliveries } from '../../support/keyed-deliveries.js';
-import { SUB, T0, setup } from '../delivery/dispatcher-harness.js';
-
-interface Sent {
-  readonly key: string;
-  readonly sequence: string;
-  readonly n: number;
-}
-
-/** A queue that hands out up to ten visible messages picked at random: no order, as a standard queue; a retry's delay is kept. */
-function harness(onFailure: OrderingFailurePolicy, answer: (sent: Sent, tries: number) => number) {
-  const queue: (DeliveryTask & { visibleAt?: number })[] = [];
-  const receives = new Map<string, number>();
-  let ids = 0;
-  const inner: Outbox = {
-    enqueueAll: async (entries) => {
-      for (const { message, delaySeconds = 0 } of entries)
-        queue.push({
-          messageId: `m${++ids}`,
-          body: encodeDeliveryMessage(message),
-          receiveCount: 0,
-          visibleAt: h.clock.now + delaySeconds * 1000,
-        });
-    },
-    enqueue: async (_subscription, messages) => {
-      for (const message of messages)
-        queue.push({ messageId: `m${++ids}`, body: encodeDeliveryMessage(message), receiveCount: 0 });
-    },
-  };
-  const lanes = new InMemoryOrderedLanes();
-  // Declared before the outbox uses it: the harness's clock is the outbox's.
-  const h = setup({ subscription: { ordering: { key: 'partitionkey', withoutKey: 'unordered', onFailure } } });
-  const outbox = orderedOutbox(inner, () => lanes, { now: () => h.clock.now });
-  const sent: Sent[] = [];
-  const tries = new Map<string, number>();
-  h.deps.outbox = outbox;
-  h.deps.lanes = lanes;
-  h.deps.send = async (request): Promise<AttemptResult> => {
-    const event = JSON.parse(request.body.toString('utf8')) as { partitionkey: string; sequence: string; n: number };
-    const one = { key: event.partitionkey, sequence: event.sequence, n: event.n };
-    const id = `${one.key}/${one.n}`;
-    tries.set(id, (tries.get(id) ?? 0) + 1);
-    const status = answer(one, tries.get(id)!);
-    if (status < 300) sent.push(one);
-    return { status, headers: {}, latencyMs: 5 };
-  };
-  let seed = 7;
-  const random = () => (seed = (seed * 16807) % 2147483647) / 2147483647;
-  /** Runs batches until the queue is empty (or `rounds` run out); retries come back at once. */
-  const drain = async (rounds = 10_000) => {
-    for (let round = 0; round < rounds && queue.length > 0; round++) {
-      const batch: DeliveryTask[] = [];
-      const visible = () => queue.filter((task) => (task.visibleAt ?? 0) <= h.clock.now);
-      while (batch.length < 10 && visible().length > 0) {
-        const candidates = visible();
-        const pick = candidates[Math.floor(random() * candidates.length)]!;
-        const [task] = queue.splice(queue.indexOf(pick), 1);
-        const count = (receives.get(task!.messageId) ?? 0) + 1;
-        receives.set(task!.messageId, count);
-        batch.push({ ...task!, receiveCount: count });
-      }
-      const outcome = await dispatchBatch(batch, h.deps);
-      for (const decision of outcome.decisions)
-        if (decision.action === 'retry')
-          queue.push({
-            ...batch.find((task) => task.messageId === decision.messageId)!,
-            visibleAt: h.clock.now + decision.delaySeconds * 1000,
-          });
-      h.clock.now += 1000;
-    }
-  };
-  /** As the router marks them: interleaved over keys, each key's events in order, a millisecond apart. */
-  const publish = (keys: number, perKey: number) =>
-    outbox.enqueueAll(
-      keyedDeliveries(SUB, keys, perKey, h.clock.now).map((message) => ({
-        subscription: { id: SUB, delivery: 'push' as const },
-        message,
-      })),
-    );
-  const ofKey = (key: string) => sent.filter((one) => one.key === key);
-  /** Runs single batches until a numbered head is on the queue (the settle messages have run). */
-  const untilHeadQueued = async () => {
-    const numbered = () => queue.find((task) => decodeDeliveryMessage(task.body).ordering?.sequence !== undefined);
-    for (let round = 0; round < 10 && numbered() === undefined; round++) await drain(1);
-    return numbered()!;
-  };
-  return { h, queue, sent, publish, drain, ofKey, outbox, lanes, untilHeadQueued };
-}
+import { SUB, T0 } from '../delivery/dispatcher-harness.js';
+import { orderedPushHarness as harness, type Sent } from './ordered-push-harness.js';
 
 const inOrder = (sent: readonly Sent[]) => sent.map((one) => one.n);
 const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
