@@ -100,7 +100,7 @@ function parseStandby(raw: unknown, facts: FailoverContextFacts, problems: strin
   if (raw === undefined) return undefined;
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
     problems.push(
-      `${key} must be an object, e.g. {"primaryRegion": "eu-west-1", "tables": {"partners": "…", "subscriptions": "…", "routes": "…", "idempotency": "…"}, "credentialsKey": "arn:aws:kms:eu-west-1:…:key/mrk-…"}`,
+      `${key} must be an object, e.g. {"primaryRegion": "eu-west-1", "tables": {"partners": "…", "subscriptions": "…", "routes": "…", "idempotency": "…"}, "credentialsKey": "arn:<partition>:kms:eu-west-1:…:key/mrk-…"}`,
     );
     return undefined;
   }
