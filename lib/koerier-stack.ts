@@ -2,10 +2,17 @@
  * Koerier's AWS stack, generated from functions/config/resources.ts: every table, queue, bucket, key, function
  * and route described there appears here without touching the constructs.
  */
-import { GLOBAL_TABLES, readDisasterRecovery, replicateBucket } from './constructs/disaster-recovery.js';
+import {
+  acknowledgeGlobalTableReplication,
+  GLOBAL_TABLES,
+  readDisasterRecovery,
+  replicateBucket,
+} from './constructs/disaster-recovery.js';
+import { FailoverRecord, replicaBucketOutputs } from './constructs/failover.js';
+import { parseFailoverSettings, type FailoverSettings } from './standby-config.js';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Annotations, CfnOutput, Lazy, Stack, Tags, Token, type StackProps } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Lazy, Stack, Tags, Token, type CfnElement, type StackProps } from 'aws-cdk-lib';
 import type { CfnApi } from 'aws-cdk-lib/aws-apigatewayv2';
 import type { Construct } from 'constructs';
 import { Buckets } from './constructs/buckets.js';
@@ -90,6 +97,10 @@ export class KoerierStack extends Stack {
   readonly signingKey: kms.Key | undefined;
   /** With `koerier:publicDomain`: the API's custom domain name, the host of every link (issue 31, item 1). */
   readonly publicDomain: PublicDomain | undefined;
+  /** Issue 35: the standby and failover settings (lib/standby-config.ts). */
+  readonly failover: FailoverSettings;
+  /** With `koerier:apiHostedZoneId`: this stack's failover record of the API name (PRIMARY, or SECONDARY on a standby). */
+  readonly failoverRecord: FailoverRecord | undefined;
 
   constructor(scope: Construct, id: string, props: KoerierStackProps) {
     const edgeSettings = props.config.protection.edge;
@@ -131,20 +142,60 @@ export class KoerierStack extends Stack {
 
     // Issue 35: global tables and bucket replicas to a standby Region, when set (docs/DISASTER-RECOVERY.md).
     const disasterRecovery = readDisasterRecovery(this);
+    this.failover = parseFailoverSettings((key) => this.node.tryGetContext(key), {
+      stackRegion: Token.isUnresolved(this.region) ? undefined : this.region,
+      globalTableRegions: disasterRecovery.globalTableRegions,
+      bucketReplicas: Object.keys(disasterRecovery.bucketReplicas).length > 0,
+      publicDomain: props.config.publicDomain !== undefined,
+    });
+    const standby = this.failover.standby;
     this.tables = new Tables(
       this,
       'Tables',
       description.tables,
       Object.fromEntries(GLOBAL_TABLES.map((table) => [table, disasterRecovery.globalTableRegions])),
       props.config.capacity.warmThroughput,
+      {
+        // A standby names the replicas the primary's global tables keep in its Region.
+        ...(standby ? { existing: standby.tables } : {}),
+        ...(this.failover.strongConsistency
+          ? { strong: { table: 'idempotency', witnessRegion: this.failover.strongConsistency.witnessRegion } }
+          : {}),
+      },
     );
+    if (disasterRecovery.globalTableRegions.length > 0)
+      acknowledgeGlobalTableReplication(
+        this.tables,
+        // The replicated tables with indexes: the provider's policy names those indexes.
+        [...this.tables.byName]
+          .filter(
+            ([name, { spec }]) => (GLOBAL_TABLES as readonly string[]).includes(name) && spec.globalIndexes?.length,
+          )
+          .flatMap(([, { table }]) =>
+            table.node.defaultChild ? [this.getLogicalId(table.node.defaultChild as CfnElement)] : [],
+          ),
+      );
     this.queues = new Queues(this, 'Queues', description.queues);
     this.buckets = new Buckets(this, 'Buckets', withArchiveRetention(description.buckets, props.config));
     for (const [name, replica] of Object.entries(disasterRecovery.bucketReplicas)) {
       const bucket = this.buckets.byName.get(name);
       if (bucket?.encryptionKey && replica) replicateBucket(this.buckets, name, bucket, bucket.encryptionKey, replica);
     }
-    this.keys = new Keys(this, 'Keys', description.keys);
+    // The replicated subscriptions carry sink credentials encrypted under the credentials key: a
+    // standby decrypts them with its replica of the primary's multi-Region key.
+    this.keys = new Keys(this, 'Keys', description.keys, {
+      ...(this.failover.multiRegionKeys ? { multiRegion: ['credentials'] } : {}),
+      ...(standby ? { replicaOf: { credentials: standby.credentialsKey } } : {}),
+    });
+    const credentialsKey = this.keys.byName.get('credentials');
+    if (credentialsKey && (this.failover.multiRegionKeys || standby))
+      new CfnOutput(this, 'CredentialsKeyArn', {
+        description: standby
+          ? "The standby's replica of the primary's multi-Region credentials key"
+          : 'The multi-Region credentials key: koerier:standby.credentialsKey of the standby stack',
+        value: credentialsKey.keyArn,
+      });
+    if (standby) replicaBucketOutputs(this, this.buckets.byName);
     this.alarms = new DeadLetterAlarms(this, 'DeadLetterAlarms', {
       deadLetterQueues: new Map([...this.queues.byName].map(([name, pair]) => [name, pair.deadLetterQueue])),
       ...(props.config.alarmEmail === undefined ? {} : { email: props.config.alarmEmail }),
@@ -192,6 +243,15 @@ export class KoerierStack extends Stack {
           stage: this.httpApi.stage,
         })
       : undefined;
+    this.failoverRecord =
+      this.publicDomain && this.failover.apiHostedZoneId
+        ? new FailoverRecord(this, 'Failover', {
+            role: standby ? 'SECONDARY' : 'PRIMARY',
+            hostedZoneId: this.failover.apiHostedZoneId,
+            publicDomain: this.publicDomain,
+            api: this.httpApi.api,
+          })
+        : undefined;
     // The one origin every link is built on: the custom domain, else CloudFront's, else execute-api.
     const publicUrl = this.publicDomain?.url ?? (this.edge ? this.edge.url : this.httpApi.url);
     this.signingKey = trust.signingKeys.includes(STACK_SIGNING_KEY)

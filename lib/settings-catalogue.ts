@@ -222,6 +222,35 @@ export const settingsCatalogue: readonly SettingDescription[] = [
       'the partner directory, subscriptions and idempotency keys as DynamoDB global tables with a replica in each Region listed, e.g. `["eu-central-1"]` (multi-Region eventual consistency; [DISASTER-RECOVERY](DISASTER-RECOVERY.md))',
   },
   {
+    key: 'koerier:standby',
+    default: 'unset (a primary)',
+    meaning:
+      'this stack is the standby of a primary in another Region: `{"primaryRegion": "eu-west-1", "tables": {"partners": "<name>", "subscriptions": "<name>", "routes": "<name>", "idempotency": "<name>"}, "credentialsKey": "<the primary\'s output CredentialsKeyArn>"}`; it uses the replicas of the primary\'s global tables by name, a replica of its multi-Region credentials key, and its own archive and payload buckets as the replication destinations (outputs `archiveReplicaBucketArn`, `…KmsKeyArn` for the primary\'s `koerier:bucketReplicas`); needs `koerier:publicDomain` ([DISASTER-RECOVERY](DISASTER-RECOVERY.md))',
+  },
+  {
+    key: 'koerier:apiHostedZoneId',
+    default: 'unset (the DNS record is yours)',
+    meaning:
+      'with `koerier:publicDomain`: the Route 53 hosted zone of the API name; the primary gets the PRIMARY failover alias record with a health check on its own API (`/v1/openapi.json`, every 30 s, unhealthy after 3 failures), a standby the SECONDARY one',
+  },
+  {
+    key: 'koerier:multiRegionKeys',
+    default: '`false`',
+    meaning:
+      "`true`: the credentials key is a multi-Region primary key (output `CredentialsKeyArn`), so a standby can decrypt the replicated sink credentials; set it when the stack is first deployed: CloudFormation refuses to change an existing key's `MultiRegion`",
+  },
+  {
+    key: 'koerier:globalTableConsistency',
+    default: '`eventual`',
+    meaning:
+      "`strong`: the idempotency table as a multi-Region strongly consistent global table (a new table), with `koerier:globalTableRegions` listing 2 Regions, or 1 and `koerier:globalTableWitnessRegion`, all in one of DynamoDB's Region sets; every write waits for another Region",
+  },
+  {
+    key: 'koerier:globalTableWitnessRegion',
+    default: 'unset',
+    meaning: 'with `koerier:globalTableConsistency` `strong` and one other Region: the witness Region',
+  },
+  {
     key: 'koerier:edgeProtection',
     default: '`none`',
     meaning: '`none` or `cloudfront-waf`: CloudFront with an AWS WAF web ACL in front of the API',

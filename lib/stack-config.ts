@@ -179,6 +179,12 @@ export const contextKey = {
   // Issue 35: read by lib/constructs/disaster-recovery.ts.
   bucketReplicas: 'koerier:bucketReplicas',
   globalTableRegions: 'koerier:globalTableRegions',
+  // Issue 35: read by lib/standby-config.ts.
+  standby: 'koerier:standby',
+  apiHostedZoneId: 'koerier:apiHostedZoneId',
+  multiRegionKeys: 'koerier:multiRegionKeys',
+  globalTableConsistency: 'koerier:globalTableConsistency',
+  globalTableWitnessRegion: 'koerier:globalTableWitnessRegion',
   ...capacityContextKey,
 } as const;
 

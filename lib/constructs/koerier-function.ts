@@ -33,7 +33,7 @@ export interface FunctionResources {
   readonly tables: ReadonlyMap<string, TableWithSpec>;
   readonly queues: ReadonlyMap<string, QueuePair>;
   readonly buckets: ReadonlyMap<string, s3.Bucket>;
-  readonly keys: ReadonlyMap<string, kms.Key>;
+  readonly keys: ReadonlyMap<string, kms.IKey>;
   /** The pull subscriptions' queues are `<prefix>-pull-<id>`, made at run time (docs/PULL.md). */
   readonly pullQueuePrefix: string;
 }

@@ -22,6 +22,8 @@ export interface PublicDomainProps {
 
 export class PublicDomain extends Construct {
   readonly domainName: apigw.DomainName;
+  /** The host name itself, e.g. `koerier.gemeente.nl`. */
+  readonly name: string;
   /** `https://<name>`, the origin every link Koerier hands out starts with. */
   readonly url: string;
 
@@ -45,6 +47,7 @@ export class PublicDomain extends Construct {
       securityPolicy: apigw.SecurityPolicy.TLS_1_2,
     });
     new apigw.ApiMapping(this, 'Mapping', { api: props.api, domainName: this.domainName, stage: props.stage });
+    this.name = props.name.domainName;
     this.url = `https://${props.name.domainName}`;
     new CfnOutput(Stack.of(this), 'PublicDomainDnsTarget', {
       description: `Point ${props.name.domainName} (koerier:publicDomain) here: a CNAME, or a Route 53 alias in PublicDomainHostedZoneId`,

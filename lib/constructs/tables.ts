@@ -1,12 +1,21 @@
 /** The DynamoDB tables of functions/config/resources.ts, one per entry. */
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import type { KeySpec, TableSpec } from '../../functions/config/resources.js';
 
 export interface TableWithSpec {
-  readonly table: dynamodb.Table;
+  /** A table of this stack, or (on a standby, koerier:standby) the replica of a primary's global table, by name. */
+  readonly table: IConstruct & Pick<dynamodb.ITable, 'tableArn' | 'tableName'>;
   readonly spec: TableSpec;
+}
+
+/** Issue 35 (lib/standby-config.ts): tables this stack does not make, or makes strongly consistent. */
+export interface TableOptions {
+  /** Per table, the name of an existing table to use instead (a standby's replicas of the primary's global tables). */
+  readonly existing?: Readonly<Record<string, string>>;
+  /** The table made a multi-Region strongly consistent global table (its replicas: replicaRegions), with its witness. */
+  readonly strong?: { readonly table: string; readonly witnessRegion: string | undefined };
 }
 
 export class Tables extends Construct {
@@ -20,10 +29,29 @@ export class Tables extends Construct {
     replicaRegions: Readonly<Record<string, readonly string[]>> = {},
     /** Per table, its pre-warmed throughput (koerier:warmThroughput, lib/capacity-config.ts); absent: DynamoDB's own. */
     warmThroughput: Readonly<Record<string, dynamodb.WarmThroughput>> = {},
+    options: TableOptions = {},
   ) {
     super(scope, id);
     const tables = new Map<string, TableWithSpec>();
     for (const [name, spec] of Object.entries(specs)) {
+      const existing = options.existing?.[name];
+      if (existing !== undefined) {
+        tables.set(name, { table: dynamodb.Table.fromTableName(this, name, existing), spec });
+        continue;
+      }
+      if (options.strong?.table === name) {
+        tables.set(name, {
+          table: this.strongTable(
+            name,
+            spec,
+            replicaRegions[name] ?? [],
+            options.strong.witnessRegion,
+            warmThroughput[name],
+          ),
+          spec,
+        });
+        continue;
+      }
       const table = new dynamodb.Table(this, name, {
         partitionKey: attribute(spec.partitionKey),
         ...(spec.sortKey ? { sortKey: attribute(spec.sortKey) } : {}),
@@ -47,6 +75,38 @@ export class Tables extends Construct {
       tables.set(name, { table, spec });
     }
     this.byName = tables;
+  }
+
+  /**
+   * A multi-Region strongly consistent global table (AWS::DynamoDB::GlobalTable): the mode is
+   * chosen when the global table is made, so this is a new table, not the single-Region one with
+   * replicas added. The same settings otherwise: on demand, PITR, AWS-managed key, TTL, retained.
+   */
+  private strongTable(
+    name: string,
+    spec: TableSpec,
+    regions: readonly string[],
+    witnessRegion: string | undefined,
+    warm: dynamodb.WarmThroughput | undefined,
+  ): dynamodb.TableV2 {
+    return new dynamodb.TableV2(this, `${name}Strong`, {
+      partitionKey: attribute(spec.partitionKey),
+      ...(spec.sortKey ? { sortKey: attribute(spec.sortKey) } : {}),
+      billing: dynamodb.Billing.onDemand(),
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: dynamodb.TableEncryptionV2.awsManagedKey(),
+      ...(spec.ttlAttribute ? { timeToLiveAttribute: spec.ttlAttribute } : {}),
+      removalPolicy: RemovalPolicy.RETAIN,
+      multiRegionConsistency: dynamodb.MultiRegionConsistency.STRONG,
+      replicas: regions.map((region) => ({ region })),
+      ...(witnessRegion ? { witnessRegion } : {}),
+      ...(warm ? { warmThroughput: warm } : {}),
+      globalSecondaryIndexes: (spec.globalIndexes ?? []).map((index) => ({
+        indexName: index.name,
+        partitionKey: attribute(index.partitionKey),
+        ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
+      })),
+    });
   }
 }
 
