@@ -138,7 +138,9 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
 
   /** Takes the subscription off that list (nothing when it is not on it). */
   async unlistKeyRequirement(subscriptionId: string): Promise<void> {
-    await this.client.send(new DeleteItemCommand({ TableName: this.tableName, Key: keyRequirementKey(subscriptionId) }));
+    await this.client.send(
+      new DeleteItemCommand({ TableName: this.tableName, Key: keyRequirementKey(subscriptionId) }),
+    );
   }
 
   /** Writes (or rewrites) the subscription's entries; registers their shapes first. */
