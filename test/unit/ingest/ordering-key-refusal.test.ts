@@ -7,7 +7,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ingestCloudEvent } from '../../../functions/app/zgw-ports.js';
 import type { Principal } from '../../../functions/core/auth/access-tokens.js';
+import { KoerierError } from '../../../functions/core/http/problems.js';
 import type { HttpRequest, HttpResponse } from '../../../functions/core/http/messages.js';
 import { acceptEvents, type IngestDependencies } from '../../../functions/core/ingest/index.js';
 import {
@@ -218,6 +220,24 @@ describe('ORD-1: withoutKey refuse at the ingest (issue 33)', () => {
     expect(queue.messages).toHaveLength(0);
     source.failing = false;
     expect((await acceptEvents(request(body, { key }), PUBLISHER, deps)).status).toBe(202);
+    expect(queue.messages).toHaveLength(1);
+  });
+});
+
+describe('ORD-1 on the ZGW path (issue 33, issue 34)', () => {
+  it('ORD-1: a notificatie whose CloudEvent lacks the key is refused with the ZGW Fout naming the attribute, not answered as accepted; nothing queued', async () => {
+    const refusal = await ingestCloudEvent(event(), randomUUID(), 'partner-a', deps, 'correlation').then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(refusal).toBeInstanceOf(KoerierError);
+    const { problem } = refusal as KoerierError;
+    expect(problem).toMatchObject({ status: 400, code: 'ordering-key-missing' });
+    expect(problem['invalidParams']).toEqual([
+      expect.objectContaining({ name: 'partitionkey', code: 'ordering-key-required' }),
+    ]);
+    expect(queue.messages).toHaveLength(0);
+    await ingestCloudEvent(event({ partitionkey: 'zaak-1' }), randomUUID(), 'partner-a', deps, 'correlation');
     expect(queue.messages).toHaveLength(1);
   });
 });
