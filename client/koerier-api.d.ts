@@ -1345,6 +1345,7 @@ export interface components {
         | '/v1/problems/upload-incomplete'
         | '/v1/problems/upload-with-data'
         | '/v1/problems/reserved-attribute'
+        | '/v1/problems/ordering-key-missing'
         | '/v1/problems/invalid-replay-request'
         | '/v1/problems/invalid-erasure-request'
         | '/v1/problems/invalid-client'
@@ -1640,7 +1641,7 @@ export interface components {
          */
         key?: string;
         /**
-         * @description `unordered`: an event without the key is delivered outside any order, without `sequence`. `refuse`: the ingest refuses an event without the key that this subscription would receive.
+         * @description `unordered`: an event without the key is delivered outside any order, without `sequence`. `refuse`: the ingest refuses an event without the key that this subscription would receive (400 `ordering-key-missing`, naming the attribute and this subscription; a batch is refused whole). The ingest reads which subscriptions refuse at most every 5 seconds, so a change to or from `refuse` takes effect there within 5 seconds.
          * @default unordered
          * @enum {string}
          */
@@ -1745,7 +1746,7 @@ export interface components {
          */
         key?: string;
         /**
-         * @description `unordered`: an event without the key is delivered outside any order, without `sequence`. `refuse`: the ingest refuses an event without the key that this subscription would receive.
+         * @description `unordered`: an event without the key is delivered outside any order, without `sequence`. `refuse`: the ingest refuses an event without the key that this subscription would receive (400 `ordering-key-missing`, naming the attribute and this subscription; a batch is refused whole). The ingest reads which subscriptions refuse at most every 5 seconds, so a change to or from `refuse` takes effect there within 5 seconds.
          * @default unordered
          * @enum {string}
          */
@@ -2589,7 +2590,7 @@ export interface operations {
           'application/json': components['schemas']['Accepted'];
         };
       };
-      /** @description Invalid CloudEvent(s), malformed JSON, or a missing or malformed Idempotency-Key; `errors` lists the violations (at most 100; `errorsNotListed` counts the rest, `validationStopped` says validation ended there). */
+      /** @description Invalid CloudEvent(s), malformed JSON, a missing or malformed Idempotency-Key, or an event without the key of an ordered subscription that refuses such events (`ordering-key-missing`, issue 33); `errors` lists the violations (at most 100; `errorsNotListed` counts the rest, `validationStopped` says validation ended there). */
       400: {
         headers: {
           'API-Version': components['headers']['API-Version'];
@@ -8147,6 +8148,7 @@ export interface operations {
           | 'upload-incomplete'
           | 'upload-with-data'
           | 'reserved-attribute'
+          | 'ordering-key-missing'
           | 'invalid-replay-request'
           | 'invalid-erasure-request'
           | 'invalid-client'

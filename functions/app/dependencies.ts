@@ -21,6 +21,7 @@ import type { DeadLetterStore, DeliveryLedger, TargetHealthStore } from '../core
 import type { Outbox } from '../core/delivery-message/outbox.js';
 import type { OrderedLanes } from '../core/ordering/ordered-lanes.js';
 import type { LaneRuns } from '../core/ordering/lane-runs.js';
+import type { OrderingKeyRequirements } from '../core/ingest/ordering-key-requirements.js';
 import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
@@ -114,6 +115,8 @@ export interface KoerierDependencies {
    * a replay, a redrive and the delivery function's split all enqueue through it, over the two queues above.
    */
   readonly outbox: Outbox;
+  /** The ordered subscriptions that refuse events without their key (issue 33, ORD-1), as the ingest checks them: cached per container. */
+  readonly orderingKeyRequirements: OrderingKeyRequirements;
   /** The lanes of ordered delivery per key (issue 33): the delivery function and the pull function settle their heads. */
   readonly orderedLanes: OrderedLanes & LaneRuns;
   /** The marks a reject leaves for the next receive. */

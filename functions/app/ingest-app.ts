@@ -27,6 +27,7 @@ export type IngestAppDependencies = Pick<
   | 'claimCheckStore'
   | 'payloadLedger'
   | 'routedEventRecords'
+  | 'orderingKeyRequirements'
   | 'metrics'
 >;
 
@@ -53,6 +54,11 @@ export function ingestDependenciesOf(deps: Omit<IngestAppDependencies, 'authenti
     metrics: deps.metrics,
     // Issue 30 item 1: the 202 says `duplicate` for a source + id the router has seen.
     acceptedEvents: deps.routedEventRecords,
+    // Issue 33, ORD-1: with the entitlements the router decides with (partner directory, cached).
+    orderingKeys: {
+      requirements: deps.orderingKeyRequirements,
+      entitlements: async () => (await deps.partners.current()).entitlements,
+    },
   };
 }
 

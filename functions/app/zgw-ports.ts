@@ -6,8 +6,8 @@
  */
 import { scopes } from '../core/auth/access-tokens.js';
 import { acceptEvents, type IngestDependencies } from '../core/ingest/index.js';
-import { KoerierError } from '../core/http/problems.js';
-import type { HttpRequest } from '../core/http/messages.js';
+import { KoerierError, type Problem } from '../core/http/problems.js';
+import type { HttpRequest, HttpResponse } from '../core/http/messages.js';
 import type { CredentialCipher } from '../core/credentials/sink-credential.js';
 import type { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { zgwSecretContext } from '../core/partners/partner.js';
@@ -105,10 +105,19 @@ export async function ingestCloudEvent(
     pathParameters: {},
     body: Buffer.from(JSON.stringify(event)),
   };
+  let answer: HttpResponse;
   try {
-    await acceptEvents(request, { clientId: publisher, scopes: new Set([scopes.publish]) }, deps);
+    answer = await acceptEvents(request, { clientId: publisher, scopes: new Set([scopes.publish]) }, deps);
   } catch (error) {
     throw asZgwRefusal(error);
+  }
+  // The ingest answers its refusals (the idempotency guard stores them for replays) rather than
+  // throwing them: a 4xx or 5xx here was taken for an acceptance, and the notificatie got a 201
+  // while nothing was queued.
+  if (answer.status >= 400) {
+    const retryAfter = answer.headers['retry-after'];
+    const headers = retryAfter === undefined ? {} : { 'retry-after': retryAfter };
+    throw asZgwRefusal(new KoerierError(JSON.parse(answer.body) as Problem, { headers }));
   }
 }
 

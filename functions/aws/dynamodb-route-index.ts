@@ -19,11 +19,17 @@
  *   heads came). Then a key without a head is empty, and the router need
  *   not query it; without it, a key without a head is queried, as before heads existed.
  *
+ * - `#key-required`: one item per routable ordered subscription whose `withoutKey` is `refuse`
+ *   (issue 33, ORD-1), shaped as a per-subscription item, so the ingest reads them all in one
+ *   Query (`keyRequiringSubscriptions`, cached per container: core/ingest/ordering-key-requirements.ts).
+ *   The subscription store keeps it in step with the entries.
+ *
  * The router reads `#meta` once per batch and the heads of the batch's keys; all reads are strongly
  * consistent, so what was written before an event was accepted is seen for it. A writer changes
  * the per-subscription items, then the heads, then the generation.
  */
 import {
+  DeleteItemCommand,
   type DynamoDBClient,
   PutItemCommand,
   QueryCommand,
@@ -54,6 +60,7 @@ const META = '#meta';
 const GENERATION = '#generation';
 const SHAPE_PREFIX = 'shape:';
 const LAYOUT = '#layout';
+const KEY_REQUIRED = '#key-required';
 /** How often a head write is tried when other writers keep changing it. */
 const ATTEMPTS = 5;
 const HEAD_WRITES_AT_ONCE = 16;
@@ -109,6 +116,31 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
       }),
     );
     return found;
+  }
+
+  /** The routable ordered subscriptions that refuse events without their key (one Query, usually of an empty partition). */
+  async keyRequiringSubscriptions(): Promise<RouteCandidate[]> {
+    const candidates: RouteCandidate[] = [];
+    for await (const item of this.query(KEY_REQUIRED))
+      candidates.push({ subscriptionId: item[SORT_KEY]?.S ?? '', ...storedOf(item) });
+    return candidates;
+  }
+
+  /** Puts the subscription on the ingest's list of those that refuse events without their key (or rewrites it there). */
+  async listKeyRequirement(subscription: RouteCandidate): Promise<void> {
+    await this.client.send(
+      new PutItemCommand({
+        TableName: this.tableName,
+        Item: { ...keyRequirementKey(subscription.subscriptionId), ...itemOf(subscription) },
+      }),
+    );
+  }
+
+  /** Takes the subscription off that list (nothing when it is not on it). */
+  async unlistKeyRequirement(subscriptionId: string): Promise<void> {
+    await this.client.send(
+      new DeleteItemCommand({ TableName: this.tableName, Key: keyRequirementKey(subscriptionId) }),
+    );
   }
 
   /** Writes (or rewrites) the subscription's entries; registers their shapes first. */
@@ -324,4 +356,8 @@ export class DynamoDbRouteIndex implements RouteIndexReader {
   private batchWrite(requests: readonly WriteRequest[]): Promise<void> {
     return batchWriteAll(this.client, this.tableName, requests, 'route index');
   }
+}
+
+function keyRequirementKey(subscriptionId: string): Item {
+  return { [ROUTE_KEY]: { S: KEY_REQUIRED }, [SORT_KEY]: { S: subscriptionId } };
 }

@@ -68,6 +68,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
   async create(draft: SubscriptionDraft): Promise<Subscription> {
     const entries = entriesFor(draft);
     await this.routes.putEntries(routeCandidateOf(draft), entries);
+    await this.keepKeyRequirement(draft, entries, false);
     const subscription: Subscription = { ...draft, routeKeys: entries.map((e) => e.routeKey), version: 1 };
     try {
       await this.client.send(
@@ -93,6 +94,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     const removed = previous.routeKeys.filter((key) => !keys.includes(key));
     await this.routes.putEntries(routeCandidateOf(draft), entries);
     await this.routes.removeEntries(previous.id, removed);
+    await this.keepKeyRequirement({ ...draft, id: previous.id }, entries, refusesWithoutKey(previous));
     const subscription: Subscription = { ...draft, id: previous.id, routeKeys: keys, version: previous.version + 1 };
     try {
       await this.client.send(
@@ -115,6 +117,7 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
 
   async delete(previous: Subscription): Promise<void> {
     await this.routes.removeEntries(previous.id, previous.routeKeys);
+    if (refusesWithoutKey(previous)) await this.routes.unlistKeyRequirement(previous.id);
     try {
       await this.client.send(
         new DeleteItemCommand({
@@ -172,17 +175,42 @@ export class DynamoDbSubscriptionStore implements SubscriptionStore {
     return updateStatusVia(this, this.clock(), id, { status, reason, expectedVersion, suspendedFor });
   }
 
+  /**
+   * The ingest's list of ordered subscriptions that refuse events without their key (issue 33,
+   * ORD-1; functions/aws/dynamodb-route-index.ts, `#key-required`), changed with the entries and
+   * before the record, as they are: listed while routable with `withoutKey: refuse`, taken off when
+   * it was listed and no longer is. Other subscriptions cost no write.
+   */
+  private async keepKeyRequirement(
+    draft: SubscriptionDraft,
+    entries: readonly RouteEntry[],
+    wasListed: boolean,
+  ): Promise<void> {
+    const listed = entries.length > 0 && draft.ordering?.withoutKey === 'refuse';
+    if (listed) await this.routes.listKeyRequirement(routeCandidateOf(draft));
+    else if (wasListed) await this.routes.unlistKeyRequirement(draft.id);
+  }
+
   /** After a lost race: the index as the winning record says, minus what the loser added. */
   private async realignIndex(id: string, attemptedKeys: readonly string[]): Promise<void> {
     const winner = await this.get(id);
     const keep = winner?.routeKeys ?? [];
     if (winner && keep.length > 0) await this.routes.putEntries(routeCandidateOf(winner), entriesFor(winner));
+    // The loser may have listed or unlisted it: the winner's record decides.
+    if (winner && keep.length > 0 && refusesWithoutKey(winner))
+      await this.routes.listKeyRequirement(routeCandidateOf(winner));
+    else await this.routes.unlistKeyRequirement(id);
     await this.routes.removeEntries(
       id,
       attemptedKeys.filter((key) => !keep.includes(key)),
     );
     await this.routes.bumpGeneration();
   }
+}
+
+/** Whether the stored record is on the ingest's list: routable (it has entries) and refusing keyless events. */
+function refusesWithoutKey(subscription: Subscription): boolean {
+  return subscription.routeKeys.length > 0 && subscription.ordering?.withoutKey === 'refuse';
 }
 
 function entriesFor(subscription: SubscriptionDraft): RouteEntry[] {

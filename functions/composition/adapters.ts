@@ -46,6 +46,7 @@ import { contractDeprecatedNotices, tell } from '../core/operations/operational-
 import { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
 import { cachedSubscriptions } from '../core/subscriptions/subscription-cache.js';
+import { cachedOrderingKeyRequirements } from '../core/ingest/ordering-key-requirements.js';
 import { noMetrics } from '../core/ports/metrics.js';
 import { createSafeHttpClient, type SafeHttpClientOptions } from '../net/safe-http-client.js';
 import { alertWebhookPost } from '../net/alert-webhook.js';
@@ -111,6 +112,15 @@ const PULL_SUBSCRIPTION_CACHE_MS = 10_000;
 
 export const pullSubscriptions: Member<'pullSubscriptions'> = (c) =>
   cachedSubscriptions(subscriptions(c), PULL_SUBSCRIPTION_CACHE_MS, c.clock);
+
+// Issue 33, ORD-1: the ingest reads which ordered subscriptions refuse events without their key at
+// most once per this per container (one Query of the route index); a subscription switched to or from
+// `refuse` elsewhere takes effect at the ingest within it (docs/ORDERING.md). The delivery function's
+// subscription cache's time (delivery-builders.ts).
+const ORDERING_KEY_REQUIREMENTS_CACHE_MS = 5_000;
+
+export const orderingKeyRequirements: Member<'orderingKeyRequirements'> = (c) =>
+  cachedOrderingKeyRequirements(routeIndex(c), ORDERING_KEY_REQUIREMENTS_CACHE_MS, c.clock);
 
 // Lives as long as the composition: its cache is checked against the index generation once per batch.
 export const subscriptionMatcher: Member<'subscriptionMatcher'> = (c) => new SubscriptionMatcher(routeIndex(c));

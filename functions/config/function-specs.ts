@@ -25,7 +25,8 @@ export const functions = {
     ],
     // Partners: the publish grants (EDU-IN); readwrite because the first read after a deploy seeds the directory.
     // Contracts: the event type bindings and their message schemas, checked against `data` (issue 14 item 3).
-    tables: { idempotency: 'readwrite', partners: 'readwrite', contracts: 'read' },
+    // Routes: which ordered subscriptions refuse events without their key (issue 33), one cached Query.
+    tables: { idempotency: 'readwrite', partners: 'readwrite', contracts: 'read', routes: 'read' },
     queues: { inbound: 'send' },
     // Writes the claim check's objects (EDU-1); reads an uploaded object to check it before the 202.
     buckets: { payloads: 'readwrite', contracts: 'read' },

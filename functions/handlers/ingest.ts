@@ -7,6 +7,7 @@ import {
   idempotency,
   inboundQueue,
   metrics,
+  orderingKeyRequirements,
   partners,
   payloadLedger,
   publishRateWindow,
@@ -29,6 +30,7 @@ export const handler = handlerFor(
     claimCheckStore,
     payloadLedger,
     routedEventRecords,
+    orderingKeyRequirements,
     metrics,
   }),
 );

@@ -629,9 +629,13 @@ describe('Koerier stack from functions/config/resources.ts, specific properties'
     expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get('idempotency')!.table))).toContain(
       'dynamodb:PutItem',
     );
-    for (const name of ['subscriptions', 'routes', 'deliveries']) {
+    for (const name of ['subscriptions', 'deliveries']) {
       expect(policyActionsOn('ingest', logicalId(synth.stack, tables.get(name)!.table)), name).toEqual([]);
     }
+    // Issue 33, ORD-1: it reads which ordered subscriptions refuse keyless events from the route index; it writes nothing there.
+    const routes = policyActionsOn('ingest', logicalId(synth.stack, tables.get('routes')!.table));
+    expect(routes).toContain('dynamodb:Query');
+    expect(routes.filter((a) => /Put|Update|Delete|Write|\*/.test(a))).toEqual([]);
   });
 
   it('CARD-3: the API description function has no table, queue, bucket or key access at all', () => {

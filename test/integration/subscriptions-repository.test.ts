@@ -26,4 +26,8 @@ afterAll(async () => {
   await emulators?.stop();
 });
 
-describeSubscriptionStoreContract('DynamoDB (dynalite)', () => ({ store: repository, routes }));
+describeSubscriptionStoreContract('DynamoDB (dynalite)', () => ({
+  store: repository,
+  routes,
+  keyRequirements: routes,
+}));

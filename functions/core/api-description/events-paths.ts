@@ -183,7 +183,7 @@ export const eventsPaths = {
           content: { 'application/json': { schema: { $ref: '#/components/schemas/Accepted' } } },
         },
         '400': problemResponse(
-          'Invalid CloudEvent(s), malformed JSON, or a missing or malformed Idempotency-Key; `errors` lists the violations (at most 100; `errorsNotListed` counts the rest, `validationStopped` says validation ended there).',
+          'Invalid CloudEvent(s), malformed JSON, a missing or malformed Idempotency-Key, or an event without the key of an ordered subscription that refuses such events (`ordering-key-missing`, issue 33); `errors` lists the violations (at most 100; `errorsNotListed` counts the rest, `validationStopped` says validation ended there).',
         ),
         ...authProblems,
         ...idempotencyProblems,

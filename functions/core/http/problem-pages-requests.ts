@@ -89,6 +89,11 @@ export const requestProblemPages = {
     description:
       'The event carries an extension attribute Koerier sets itself (`koerierdatadigest`, `koerierdatasize`).',
   },
+  'ordering-key-missing': {
+    status: [400],
+    description:
+      'An event lacks the key attribute (`partitionkey`, `subject` or the extension named) of an ordered subscription it would be delivered to, and that subscription refuses events without it (`ordering.withoutKey: refuse`, issue 33); `errors` names the attribute and the subscription for each such event. No event of the request was accepted: add the key, or publish to no such subscription.',
+  },
   'invalid-replay-request': {
     status: [400],
     description: 'The replay request breaks a rule; `errors` names each member.',

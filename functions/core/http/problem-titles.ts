@@ -39,6 +39,7 @@ export const problemTitles = {
   'invalid-contract': 'Invalid Contract',
   'contract-document-invalid': 'Invalid Contract Document',
   'data-contract-violation': 'Data Contract Violation',
+  'ordering-key-missing': 'Ordering key missing',
   'contract-version-immutable': 'Contract version immutable',
   'contract-kind-mismatch': 'Contract kind mismatch',
   'contract-change-breaking': 'Breaking Change',

@@ -29,6 +29,7 @@ import type { InboundQueue, RateWindow } from './ports.js';
 import { routedEventKey } from '../routing/routed-events.js';
 import type { RoutedEventReader } from '../trace/routed-event-records.js';
 import { nextAcceptancePosition } from '../ordering/acceptance-position.js';
+import { refuseEventsWithoutOrderingKey, type OrderingKeyCheck } from './ordering-key-check.js';
 
 /** The route, as the idempotency guard scopes keys by it. */
 export const INGEST_OPERATION = 'POST /events';
@@ -82,6 +83,8 @@ export interface IngestDependencies {
    * One batched read per hundred events of a request; absent: no event is marked.
    */
   readonly acceptedEvents?: Pick<RoutedEventReader, 'acceptedAmong'>;
+  /** Issue 33, ORD-1: ordered subscriptions that refuse events without their key; absent: nothing is refused for it. */
+  readonly orderingKeys?: OrderingKeyCheck;
 }
 
 /**
@@ -212,6 +215,12 @@ async function prepareEvents(
       }),
     );
   }
+  await refuseEventsWithoutOrderingKey(outcome, deps.orderingKeys, (events) =>
+    onRefusal(() => {
+      log.info('events refused', { publisher, reason: 'ordering key missing', events });
+      metrics.publishRejected('ordering-key-missing');
+    }),
+  );
   const contractWarnings = await checkedAgainstContracts(outcome, publisher, deps.dataContracts, (events, violations) =>
     onRefusal(() => {
       log.info('events rejected', { publisher, reason: 'data contract', events, violations });

@@ -27,7 +27,7 @@ export const ORDERING_SCHEMA = Type.Object(
       stringEnum(WITHOUT_KEY_POLICIES, {
         default: DEFAULT_ORDERING.withoutKey,
         description:
-          '`unordered`: an event without the key is delivered outside any order, without `sequence`. `refuse`: the ingest refuses an event without the key that this subscription would receive.',
+          '`unordered`: an event without the key is delivered outside any order, without `sequence`. `refuse`: the ingest refuses an event without the key that this subscription would receive (400 `ordering-key-missing`, naming the attribute and this subscription; a batch is refused whole). The ingest reads which subscriptions refuse at most every 5 seconds, so a change to or from `refuse` takes effect there within 5 seconds.',
       }),
     ),
     onFailure: Type.Optional(

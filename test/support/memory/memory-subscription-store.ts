@@ -76,6 +76,13 @@ export class InMemorySubscriptionStore implements SubscriptionStore, RouteIndexR
     return structuredClone(subscription);
   }
 
+  /** Issue 33, ORD-1: the routable ordered subscriptions that refuse events without their key, as the ingest reads them. */
+  async keyRequiringSubscriptions(): Promise<RouteCandidate[]> {
+    return [...this.#subscriptions.values()]
+      .filter((s) => s.routeKeys.length > 0 && s.ordering?.withoutKey === 'refuse')
+      .map((s) => routeCandidateOf(structuredClone(s)));
+  }
+
   async delete(previous: Subscription): Promise<void> {
     this.#expect(previous);
     this.#subscriptions.delete(previous.id);

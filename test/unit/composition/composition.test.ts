@@ -112,9 +112,11 @@ describe('a composed set of dependencies', () => {
         'zgwStore',
         // Issue 33: the lanes of ordered delivery per key.
         'orderedLanes',
+        // Issue 33, ORD-1: the ingest's cached list of ordered subscriptions that refuse keyless events.
+        'orderingKeyRequirements',
       ]),
     );
-    expect(members).toHaveLength(55);
+    expect(members).toHaveLength(56);
     expect(asked).toBe(0);
   });
 

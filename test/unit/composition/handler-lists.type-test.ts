@@ -19,6 +19,7 @@ import {
   pullQueues,
   routedEvents,
   routedEventRecords,
+  orderingKeyRequirements,
   subscriptionMatcher,
   signingKeys,
   authenticate,
@@ -60,6 +61,7 @@ export function ingestLists(): void {
     claimCheckStore,
     payloadLedger,
     routedEventRecords,
+    orderingKeyRequirements,
     metrics,
   };
   ingestHandlerFor(lambdaDependencies(ingest));

@@ -6,7 +6,7 @@ import { contractDraft, describeSubscriptionStoreContract } from './store-contra
 
 describeSubscriptionStoreContract('in memory', () => {
   const store = new InMemorySubscriptionStore();
-  return { store, routes: store };
+  return { store, routes: store, keyRequirements: store };
 });
 
 /**

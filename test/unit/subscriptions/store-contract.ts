@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { SubscriptionMatcher, type RouteIndexReader } from '../../../functions/core/routing/matcher.js';
+import type { KeyRequiringSubscriptionSource } from '../../../functions/core/ingest/ordering-key-requirements.js';
 import {
   InvalidCursorError,
   SubscriptionConflictError,
@@ -18,6 +19,8 @@ export interface StoreUnderTest {
   readonly store: SubscriptionStore;
   /** The route index the store keeps in step, as the router reads it. */
   readonly routes: RouteIndexReader;
+  /** The ingest's list of ordered subscriptions that refuse keyless events (issue 33), kept in step too. */
+  readonly keyRequirements: KeyRequiringSubscriptionSource;
 }
 
 const event = {
@@ -239,6 +242,32 @@ export function describeSubscriptionStoreContract(name: string, open: () => Stor
     it('EDU-7: an owner without subscriptions gets an empty list without a cursor', async () => {
       const { store } = open();
       expect(await store.listByOwner(`nobody-${randomUUID()}`, { limit: 10 })).toEqual({ items: [] });
+    });
+
+    it("ORD-1, issue 33: the ingest's list of subscriptions that refuse keyless events follows create, a change to and from refuse, suspension, retirement and delete", async () => {
+      const { store, keyRequirements } = open();
+      const refuse = { key: 'partitionkey', withoutKey: 'refuse', onFailure: 'block' } as const;
+      const listed = async (id: string) =>
+        (await keyRequirements.keyRequiringSubscriptions()).filter((c) => c.subscriptionId === id);
+      const created = await store.create(contractDraft({ types: [freshType('refuse')], ordering: refuse }));
+      expect(await listed(created.id)).toEqual([
+        expect.objectContaining({ subscriptionId: created.id, owner: created.owner, ordering: refuse }),
+      ]);
+      const { version: _v, routeKeys: _r, ...draft } = created;
+      const unordered = await store.save({ ...draft, ordering: { ...refuse, withoutKey: 'unordered' } }, created);
+      expect(await listed(created.id)).toEqual([]);
+      const again = await store.save({ ...draft, ordering: refuse, types: [freshType('changed')] }, unordered);
+      // Rewritten with the subscription's new conditions: the ingest matches on what the router would.
+      expect((await listed(created.id))[0]?.match.types).toEqual(again.types);
+      const suspended = (await store.updateStatus(created.id, 'suspended', 'failing'))!;
+      expect(await listed(created.id)).toHaveLength(1);
+      await store.updateStatus(created.id, 'retired', 'gone', suspended.version);
+      expect(await listed(created.id)).toEqual([]);
+      const other = await store.create(contractDraft({ types: [freshType('refuse')], ordering: refuse }));
+      await store.delete(other);
+      expect(await listed(other.id)).toEqual([]);
+      const pending = await store.create(contractDraft({ status: 'pending', ordering: refuse }));
+      expect(await listed(pending.id)).toEqual([]);
     });
 
     it('EDU-8: a router container sees a subscription activated after its previous batch (generation check)', async () => {
