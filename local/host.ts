@@ -11,10 +11,11 @@ import { chmod, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
-import { type AttributeValue, type DynamoDBClient, ScanCommand } from '@aws-sdk/client-dynamodb';
 import type { KMSClient } from '@aws-sdk/client-kms';
 import type { KoerierDependencies } from '../functions/app/dependencies.js';
 import { createDynamoDbClient, createS3Client, createSqsClient } from '../functions/aws/clients.js';
+import { provisionPullQueues } from '../functions/aws/pull-queue-provisioning.js';
+import { SqsPullQueues } from '../functions/aws/sqs-pull-queues.js';
 import { buildAwsDependencies, type AwsClients } from '../functions/composition/aws-dependencies.js';
 import { accessTokenRules, loadConfig, settingEnv, type KoerierConfig } from '../functions/config.js';
 import { API_BASE_PATH, functions, resourceEnv, type FunctionName } from '../functions/config/resources.js';
@@ -280,7 +281,15 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     const dependenciesOn = (clients: LaptopAwsClients) =>
       buildAwsDependencies({ config, clients: () => clients, metrics, ...(options.kms ? { kms: options.kms } : {}) });
     const dependencies = dependenciesOn(awsClients);
-    await recreatePullQueues(awsClients.dynamodb, config, dependencies);
+    // The emulator makes only the queues of functions/config/resources.ts on start; the pull
+    // subscriptions' queues were made at run time. So they are made again here, before anything is
+    // routed, as a standby makes them at take-over, and the SQS journal puts their messages back as
+    // each appears (local/sqs-journal.ts).
+    await provisionPullQueues(
+      awsClients.dynamodb,
+      new SqsPullQueues(awsClients.sqs, config.resources.pullQueuePrefix()),
+      { subscriptionsTable: config.resources.table('subscriptions'), apply: true },
+    );
     const functionAwsClients = new Map<string, LaptopAwsClients>();
     const functionDependencies = (name: string) => {
       const clients = options.functionContainers ? newClients() : awsClients;
@@ -378,36 +387,6 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
     await cleanUp();
     throw error;
   }
-}
-
-/**
- * The emulator makes only the queues of functions/config/resources.ts on start; the pull subscriptions' queues
- * were made at run time. So they are made again here, before anything is routed, and the SQS
- * journal puts their messages back as each appears (local/sqs-journal.ts).
- */
-async function recreatePullQueues(
-  dynamodb: DynamoDBClient,
-  config: KoerierConfig,
-  dependencies: KoerierDependencies,
-): Promise<void> {
-  let startKey: Record<string, AttributeValue> | undefined;
-  do {
-    const page = await dynamodb.send(
-      new ScanCommand({
-        TableName: config.resources.table('subscriptions'),
-        ProjectionExpression: 'id',
-        FilterExpression: '#delivery = :pull',
-        ExpressionAttributeNames: { '#delivery': 'delivery' },
-        ExpressionAttributeValues: { ':pull': { S: 'pull' } },
-        ...(startKey ? { ExclusiveStartKey: startKey } : {}),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      const subscription = await dependencies.subscriptions.get(item['id']?.S ?? '');
-      if (subscription?.pull) await dependencies.pullQueues.create(subscription.id, subscription.pull);
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey);
 }
 
 /** 0700 for the directory and every directory in it, 0600 for every file. */

@@ -94,6 +94,17 @@ export class SqsPullQueues implements PullQueues {
     );
   }
 
+  /** Whether the subscription's queue exists in this stack's Region (a standby's are made at take-over: pull-queue-provisioning.ts). */
+  async exists(subscriptionId: string): Promise<boolean> {
+    try {
+      await this.urlOf(subscriptionId);
+      return true;
+    } catch (error) {
+      if (error instanceof PullQueueGone) return false;
+      throw error;
+    }
+  }
+
   async remove(subscriptionId: string): Promise<void> {
     for (const name of [
       pullQueueName(this.prefix, subscriptionId),
