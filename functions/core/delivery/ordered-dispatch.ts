@@ -19,6 +19,7 @@ import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
 import { isSettleMessage, releaseNext } from '../delivery-message/ordered-outbox.js';
 import { settleOnMessage } from '../delivery-message/settle-message.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
+import { redrivenLaneKey } from '../ordering/replay-lanes.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { QueuedDelivery } from './dispatch-ports.js';
 import type { NextStep } from './settle-attempt.js';
@@ -163,6 +164,7 @@ export class OrderedDispatch {
     const key = orderingKeyOf(events[0]!.attributes, this.settings);
     const sequence = parseSequence(events[0]!.attributes['sequence']);
     if (key === undefined || sequence === undefined) return undefined;
-    return { lane: { subscriptionId: this.subscription.id, key }, sequence };
+    // A replayed event's dead letter goes back into its replay's lane, not the live one (replay-lanes.ts).
+    return { lane: { subscriptionId: this.subscription.id, key: redrivenLaneKey(message, key) }, sequence };
   }
 }
