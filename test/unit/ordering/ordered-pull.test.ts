@@ -352,7 +352,7 @@ describe('ordered pull delivery (issue 33 item "Pull", ORD-5)', () => {
   it('ORD-6: a replay of an ordered pull subscription: each key handed out one locked event at a time, in acceptance order, sequence from 1 in the replay, each lock naming the replay', async () => {
     const h = harness();
     const world = workerWorld({
-      subscription: replayed({ id: SUB, delivery: 'pull', ordering: h.subscription.ordering }),
+      subscription: replayed({ id: SUB, delivery: 'pull', ordering: h.subscription.ordering! }),
     });
     const KEYS = 4;
     const EVENTS = 6;
