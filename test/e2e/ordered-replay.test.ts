@@ -4,7 +4,8 @@
  * window replayed (the archive in s3rver, the replay worker, the replay's own lanes in dynalite, the
  * deliveries queue, the delivery function) to the same HTTPS receiver. Each key's replayed events
  * must arrive in acceptance order, one at a time, with `sequence` from 1 in the replay and
- * `Koerier-Replay-Id` telling them from the live ones. Unit tests: test/unit/ordering/ordered-replay.test.ts.
+ * `Koerier-Replay-Id` telling them from the live ones; the same on an ordered pull subscription,
+ * with the lock's `replay`. Unit tests: test/unit/ordering/ordered-replay.test.ts.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -119,5 +120,80 @@ describe('replay of an ordered push subscription on the laptop host (issue 33)',
     expect(new Set(replayed().map((r) => r.headers['koerier-replay-id']))).toEqual(new Set([replayId]));
     // In arrival order per key: acceptance order, and the replay's own sequence from 1 without a gap.
     expect(byKey(arrivals(replayed()))).toEqual(inOrder);
+  }, 240_000);
+
+  it('ORD-6: the same on an ordered pull subscription: a receive hands out one replayed event per key at a time, each key in acceptance order, sequence 1..n in the replay, each lock naming the replay', async () => {
+    const consumer = await koerier.token('dev-subscriber', ['events:consume', 'subscriptions:manage']);
+    const type = `nl.example.ordered-replay-pull.${randomUUID().slice(0, 8)}.v1`;
+    const created = await callApi(koerier.url, consumer, 'POST', '/subscriptions', {
+      delivery: 'pull',
+      types: [type],
+      ordering: { key: 'partitionkey' },
+    });
+    expect(created.status).toBe(201);
+    const id = created.body['id'] as string;
+    const keys = 4;
+    const events = 5;
+    const from = new Date(Date.now() - 1000).toISOString();
+    const token = await koerier.token('dev-publisher', ['events:publish']);
+    const source = 'urn:nld:oin:00000001234567890000:systeem:e2e-ordered-replay';
+    await publishKeysInTurn(koerier.url, token, { source, type, keys, events, connections: 2 });
+    /** Receives and acknowledges until `count` events came; per receive, never two of one key. */
+    const drain = async (count: number) => {
+      const got: { key: string; n: number; sequence: number; replayId: string | undefined }[] = [];
+      await eventually(
+        `${count} pulled events`,
+        async () => {
+          const answer = await callApi(koerier.url, consumer, 'POST', `/subscriptions/${id}/events/receive`, {
+            maxevents: 10,
+            waitseconds: 0,
+          });
+          expect(answer.status).toBe(200);
+          const received = answer.body['events'] as { partitionkey: string; sequence: string; data: { n: number } }[];
+          const locks = answer.body['locks'] as { locktoken: string; replay?: { id: string } }[];
+          expect(new Set(received.map((event) => event.partitionkey)).size).toBe(received.length);
+          received.forEach((event, i) =>
+            got.push({
+              key: event.partitionkey,
+              n: event.data.n,
+              sequence: Number(event.sequence),
+              replayId: locks[i]!.replay?.id,
+            }),
+          );
+          if (locks.length > 0) {
+            const tokens = locks.map((lock) => lock.locktoken);
+            const acked = await callApi(koerier.url, consumer, 'POST', `/subscriptions/${id}/events/acknowledge`, {
+              locktokens: tokens,
+            });
+            expect(acked.status).toBe(200);
+          }
+          return got.length >= count;
+        },
+        { timeoutMs: 90_000, intervalMs: 200 },
+      );
+      return got;
+    };
+    const expected = Array.from({ length: keys }, (_, k) => ({
+      key: k,
+      arrived: Array.from({ length: events }, (_, i) => [i + 1, i + 1]),
+    }));
+    const perKey = (got: Awaited<ReturnType<typeof drain>>) =>
+      Array.from({ length: keys }, (_, k) => ({
+        key: k,
+        arrived: got.filter((one) => one.key === `key-${k}`).map((one) => [one.n, one.sequence]),
+      }));
+    const live = await drain(keys * events);
+    expect(live.every((one) => one.replayId === undefined)).toBe(true);
+    expect(perKey(live)).toEqual(expected);
+
+    const started = await callApi(koerier.url, consumer, 'POST', `/subscriptions/${id}/replays`, {
+      from,
+      to: new Date().toISOString(),
+    });
+    expect(started.status).toBe(202);
+    const replayed = await drain(keys * events);
+    expect(replayed).toHaveLength(keys * events);
+    expect(new Set(replayed.map((one) => one.replayId))).toEqual(new Set([started.body['id']]));
+    expect(perKey(replayed)).toEqual(expected);
   }, 240_000);
 });
