@@ -27,6 +27,7 @@ import { EventText } from '../cloudevents/event-text.js';
 import { settleOnMessage } from '../delivery-message/settle-message.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
+import { redrivenLaneKey } from '../ordering/replay-lanes.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -218,5 +219,6 @@ function placeOf(delivery: DeliveryMessage, settings: OrderingSettings): LanePla
   const { attributes } = new EventText(delivery.events[0]!);
   const key = orderingKeyOf(attributes, settings);
   const sequence = parseSequence(attributes['sequence']);
-  return key === undefined || sequence === undefined ? undefined : { key, sequence };
+  // A replayed event's dead letter goes back into its replay's lane, not the live one (replay-lanes.ts).
+  return key === undefined || sequence === undefined ? undefined : { key: redrivenLaneKey(delivery, key), sequence };
 }
