@@ -44,6 +44,8 @@ export interface FunctionSpec {
   readonly routes?: readonly RouteSpec[];
   /** Receives every request no route matches (API Gateway's `$default`), to answer 404/405 as problems. */
   readonly defaultRoute?: boolean;
+  /** Run on a schedule (an EventBridge rule on AWS, a timer on the laptop), every so many minutes. */
+  readonly schedule?: { readonly everyMinutes: number };
   readonly queueTrigger?: {
     readonly queue: QueueName;
     readonly batchSize: number;

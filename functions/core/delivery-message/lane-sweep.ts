@@ -78,7 +78,10 @@ export interface SweepDependencies {
   readonly lanes: Pick<OrderedLanes, 'staged'>;
   /** The subscription's queue address; undefined when it is gone (its lanes are left to expire). */
   readonly subscription: (id: string) => Promise<OutboxAddress | undefined>;
-  /** The plain outbox (outbox.ts `queueOutbox`), not the ordered one: these messages are staged already. */
+  /**
+   * Where the messages go (the subscription's queue). The ordered outbox is fine: a settle message
+   * through it stages its event again (the same item) and goes out undelayed, its window long past.
+   */
   readonly outbox: Pick<Outbox, 'enqueue'>;
 }
 
