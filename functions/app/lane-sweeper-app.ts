@@ -4,7 +4,7 @@
  * (core/delivery-message/lane-sweep.ts).
  */
 import { sweepLanes } from '../core/delivery-message/lane-sweep.js';
-import type { ScheduledApp } from '../handlers/shared/scheduled-event.js';
+import type { ScheduledApp } from './scheduled-app.js';
 import type { KoerierDependencies } from './dependencies.js';
 
 /** How long past its settling window a staged event may wait for its settle message: a busy deliveries queue's lag. */

@@ -7,9 +7,7 @@
 import type { Context } from 'aws-lambda';
 import type { KoerierDependencies } from '../../app/dependencies.js';
 import { startInvocation } from '../../app/logger.js';
-
-/** A scheduled app: one run, nothing in, nothing out (what it did, it logs). */
-export type ScheduledApp = () => Promise<void>;
+import type { ScheduledApp } from '../../app/scheduled-app.js';
 
 export type ScheduledHandler = (event?: unknown, context?: Partial<Context>) => Promise<void>;
 
