@@ -112,9 +112,11 @@ describe('a composed set of dependencies', () => {
         'zgwStore',
         // Issue 33: the lanes of ordered delivery per key.
         'orderedLanes',
+        // Issue 33: the lane sweeper's index.
+        'laneSweepIndex',
       ]),
     );
-    expect(members).toHaveLength(55);
+    expect(members).toHaveLength(56);
     expect(asked).toBe(0);
   });
 
