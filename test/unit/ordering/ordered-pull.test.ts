@@ -286,6 +286,50 @@ describe('ordered pull delivery (issue 33 item "Pull", ORD-5)', () => {
     expect([second!.n, second!.sequence]).toEqual([2, '0000000002']);
   });
 
+  it('ORD-5: block — a rejected head is no dead letter: it comes back after 60 s, the key’s later events waiting while other keys flow, until it is acknowledged', async () => {
+    const h = harness('block');
+    await h.publish(2, 3);
+    h.clock.now += WINDOW_MS + 1000;
+    await h.receive();
+    const heads = await h.receive();
+    const k0 = heads.find((one) => one.key === 'k0')!;
+    expect([k0.n, k0.deliveryCount]).toEqual([1, 1]);
+    expect((await h.settleTokens('reject', [k0.token], { reason: 'not yet' })).failed).toEqual([]);
+    await h.settleTokens(
+      'acknowledge',
+      heads.filter((one) => one.key === 'k1').map((one) => one.token),
+    );
+    // Within the minute: k1 goes on, nothing of k0 is handed out, nothing is a dead letter.
+    const seen: Got[] = [];
+    for (let round = 0; round < 3; round++) {
+      const got = await h.receive();
+      seen.push(...got);
+      await h.settleTokens(
+        'acknowledge',
+        got.filter((one) => one.key === 'k1').map((one) => one.token),
+      );
+      h.clock.now += 19_000;
+    }
+    expect(seen.filter((one) => one.key === 'k1').map((one) => one.n)).toEqual([2, 3]);
+    expect(seen.filter((one) => one.key === 'k0')).toEqual([]);
+    expect(h.deadLetters).toEqual([]);
+    h.clock.now += 4000;
+    const [again] = await h.receive();
+    expect([again!.key, again!.n, again!.sequence, again!.deliveryCount]).toEqual(['k0', 1, '0000000001', 2]);
+    await h.settleTokens('acknowledge', [again!.token]);
+    const rest: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const got = await h.receive();
+      await h.settleTokens(
+        'acknowledge',
+        got.map((one) => one.token),
+      );
+      rest.push(...got.map((one) => one.n));
+    }
+    expect(rest).toEqual([2, 3]);
+    expect(h.deadLetters).toEqual([]);
+  });
+
   it('ORD-5: park — a head past maxdeliverycount is a dead letter, the key waits; a redrive of it delivers it, then the rest in order', async () => {
     const h = harness('park', 2);
     await h.publish(2, 3);
