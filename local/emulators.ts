@@ -288,7 +288,9 @@ async function ensureTable(client: DynamoDBClient, tableName: string, spec: Tabl
     const indexes = (spec.globalIndexes ?? []).map((index) => ({
       IndexName: index.name,
       KeySchema: keySchema(index.partitionKey, index.sortKey),
-      Projection: { ProjectionType: 'ALL' as const },
+      Projection: index.include
+        ? { ProjectionType: 'INCLUDE' as const, NonKeyAttributes: [...index.include] }
+        : { ProjectionType: 'ALL' as const },
     }));
     const definitions: AttributeDefinition[] = [...attributes.values()].map((a) => ({
       AttributeName: a.name,

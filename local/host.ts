@@ -27,7 +27,7 @@ import { createHealthCheck } from './health.js';
 import { prometheusMetrics } from './prometheus-metrics.js';
 import { consolePath, consoleRoutes } from './console-assets.js';
 import { createDevSignIn, newSignInCode } from './dev-sign-in.js';
-import { loadFunctions } from './lambda-runtime.js';
+import { invokeWithTimeout, loadFunctions } from './lambda-runtime.js';
 import { ALL_SCOPES, loadOrCreateLocalConfig, type LocalConfig } from './local-config-file.js';
 import { DEFAULT_LOCAL_SIGNING_KEYS, ensureLocalKeyFiles, ensureLocalSigningKeys } from './local-keys.js';
 import { startPoller, type Poller } from './event-source-poller.js';
@@ -66,6 +66,8 @@ export interface KoerierHostOptions {
    * named ones. Tests that inspect a queue, or run a consumer in another process, turn some off.
    */
   readonly queueTriggers?: boolean | readonly string[];
+  /** Whether scheduled functions (the lane sweeper) run on their timers; default true. */
+  readonly schedules?: boolean;
   /**
    * Runs around every invocation of a function (HTTP or queue-triggered): the cost benchmark
    * (bench/cost.ts) attributes AWS requests to the function that sent them and times each handler.
@@ -361,6 +363,32 @@ export async function startKoerierHost(options: KoerierHostOptions): Promise<Koe
           log,
         }),
       );
+    }
+
+    // Scheduled functions (an EventBridge rule on AWS: lib/constructs/koerier-function.ts) on a timer,
+    // one run at a time; a run that fails is logged and the next one comes as on AWS.
+    for (const fn of loaded) {
+      const schedule = fn.spec.schedule;
+      if (!schedule || options.schedules === false) continue;
+      let running = false;
+      const timer = setInterval(() => {
+        if (running) return;
+        running = true;
+        invokeWithTimeout(fn, { source: 'aws.events', 'detail-type': 'Scheduled Event' })
+          .catch((error: unknown) =>
+            log(
+              JSON.stringify({
+                level: 'error',
+                message: 'scheduled run failed',
+                function: fn.name,
+                error: String(error),
+              }),
+            ),
+          )
+          .finally(() => (running = false));
+      }, schedule.everyMinutes * 60_000);
+      timer.unref();
+      cleanups.push(() => clearInterval(timer));
     }
 
     let stopped: Promise<void> | undefined;

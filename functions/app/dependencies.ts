@@ -22,6 +22,7 @@ import type { Outbox } from '../core/delivery-message/outbox.js';
 import type { OrderedLanes } from '../core/ordering/ordered-lanes.js';
 import type { LaneRuns } from '../core/ordering/lane-runs.js';
 import type { OrderingKeyRequirements } from '../core/ingest/ordering-key-requirements.js';
+import type { LaneSweepIndex } from '../core/delivery-message/lane-sweep.js';
 import type { HttpRequest } from '../core/http/messages.js';
 import type { IdempotencyStore } from '../core/idempotency/store.js';
 import type { InboundQueue, RateWindow } from '../core/ingest/ports.js';
@@ -119,6 +120,8 @@ export interface KoerierDependencies {
   readonly orderingKeyRequirements: OrderingKeyRequirements;
   /** The lanes of ordered delivery per key (issue 33): the delivery function and the pull function settle their heads. */
   readonly orderedLanes: OrderedLanes & LaneRuns;
+  /** The lane sweeper's index (issue 33): lanes that wait on a settle or head message, for the scheduled sweeper. */
+  readonly laneSweepIndex: LaneSweepIndex;
   /** The marks a reject leaves for the next receive. */
   readonly rejectionMarks: RejectionMarks;
   /** The locks consumers gave up (release, reject): their tokens settle nothing more (issue 28 item 14e). */

@@ -10,6 +10,9 @@
  *   sk `e#<sequence>`     an event waiting in the lane: its stored delivery message (`body`)
  *   sk `d#<delivery id>`  which sequence a delivery got, so a router retry finds its place again
  *
+ * Staged events and the state carry the lane sweeper's index attributes (`sweepShard`,
+ * `sweepSince`: ./dynamodb-lane-sweep-index.ts), written with what is written anyway.
+ *
  * Conditional writes only (dynalite has no transactions): a sequence is taken by an atomic update
  * of the state's `last`, conditional on `lastPosition` (the acceptance position numbered last)
  * being lower than the event's, so the numbers follow acceptance order (docs/ORDERING.md). The
@@ -24,10 +27,10 @@ import {
   UpdateItemCommand,
   type DynamoDBClient,
 } from '@aws-sdk/client-dynamodb';
-import { createHash } from 'node:crypto';
 import type { Appended, LaneAddress, LaneTake, OrderedLanes, StagedEvent } from '../core/ordering/ordered-lanes.js';
 import { formatSequence } from '../core/ordering/ordering-settings.js';
 import { num, PK, SK, type Item } from './delivery-table-items.js';
+import { lanePartition, sweepShard } from './dynamodb-lane-sweep-index.js';
 
 const STATE = 'lane';
 /** A delivery's place is remembered as long as SQS keeps a message: a retry comes within that. */
@@ -49,6 +52,10 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
           body: { S: event.body },
           deliveryId: { S: event.deliveryId },
           position: num(event.position),
+          // The sweeper's index: a staged event still here well past its window lost its settle message.
+          key: { S: lane.key },
+          sweepShard: { S: sweepShard(this.key(lane, STATE)[PK]!.S!, 'staged') },
+          sweepSince: num(Math.floor(event.position / 1000)),
           // A staged event nobody settles (its subscription deleted) goes when a place would.
           expiresAt: num(Math.ceil(this.now() / 1000) + PLACE_SECONDS),
         },
@@ -156,9 +163,17 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
     deliveryId: string,
     position: number | undefined,
   ): Promise<{ sequence: number; late: boolean }> {
-    const increment = 'SET #last = if_not_exists(#last, :zero) + :one, #key = :key, #by = :d';
-    const names = { '#last': 'last', '#key': 'key', '#by': 'lastDelivery' };
-    const values = { ':zero': num(0), ':one': num(1), ':key': { S: lane.key }, ':d': { S: deliveryId } };
+    // With the sweeper's mark: a head numbered now is released now (./dynamodb-lane-sweep-index.ts).
+    const increment =
+      'SET #last = if_not_exists(#last, :zero) + :one, #key = :key, #by = :d, #shard = :shard, #since = :since';
+    const names = { '#last': 'last', '#key': 'key', '#by': 'lastDelivery', ...this.markNames };
+    const values = {
+      ':zero': num(0),
+      ':one': num(1),
+      ':key': { S: lane.key },
+      ':d': { S: deliveryId },
+      ...this.mark(lane),
+    };
     if (position !== undefined) {
       const inOrder = await this.update(lane, {
         UpdateExpression: `${increment}, #pos = :p`,
@@ -211,10 +226,16 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
 
   async advance(lane: LaneAddress, sequence: number): Promise<string | undefined> {
     await this.update(lane, {
-      UpdateExpression: 'SET #next = :after REMOVE #holder, #until',
+      // With the sweeper's mark: the next head is released now.
+      UpdateExpression: 'SET #next = :after, #shard = :shard, #since = :since REMOVE #holder, #until',
       ConditionExpression: '#next = :s OR (attribute_not_exists(#next) AND :s = :one)',
-      ExpressionAttributeNames: { '#next': 'next', '#holder': 'holder', '#until': 'holdUntil' },
-      ExpressionAttributeValues: { ':after': num(sequence + 1), ':s': num(sequence), ':one': num(1) },
+      ExpressionAttributeNames: { '#next': 'next', '#holder': 'holder', '#until': 'holdUntil', ...this.markNames },
+      ExpressionAttributeValues: {
+        ':after': num(sequence + 1),
+        ':s': num(sequence),
+        ':one': num(1),
+        ...this.mark(lane),
+      },
     });
     await this.client.send(
       new DeleteItemCommand({ TableName: this.tableName, Key: this.key(lane, eventKey(sequence)) }),
@@ -233,9 +254,15 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
     });
   }
 
-  protected key({ subscriptionId, key }: LaneAddress, sortKey: string): Item {
-    const laneId = createHash('sha256').update(key).digest('base64url');
-    return { [PK]: { S: `lane#${subscriptionId}#${laneId}` }, [SK]: { S: sortKey } };
+  protected key(lane: LaneAddress, sortKey: string): Item {
+    return { [PK]: { S: lanePartition(lane) }, [SK]: { S: sortKey } };
+  }
+
+  private readonly markNames = { '#shard': 'sweepShard', '#since': 'sweepSince' };
+
+  /** The sweeper's mark on the lane's state: its head released now. */
+  private mark(lane: LaneAddress): Item {
+    return { ':shard': { S: sweepShard(lanePartition(lane), 'marked') }, ':since': num(this.now()) };
   }
 
   protected async get(lane: LaneAddress, sortKey: string): Promise<Item | undefined> {

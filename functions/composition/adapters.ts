@@ -42,6 +42,7 @@ import { SqsReplayQueue } from '../aws/sqs-replay-queue.js';
 import { queueOutbox } from '../core/delivery-message/outbox.js';
 import { orderedOutbox } from '../core/delivery-message/ordered-outbox.js';
 import { DynamoDbOrderedLanesWithRuns } from '../aws/dynamodb-lane-runs.js';
+import { DynamoDbLaneSweepIndex } from '../aws/dynamodb-lane-sweep-index.js';
 import { contractDeprecatedNotices, tell } from '../core/operations/operational-events.js';
 import { PartnerDirectory } from '../core/partners/partner-directory.js';
 import { SubscriptionMatcher } from '../core/routing/matcher.js';
@@ -184,6 +185,10 @@ export const orderedLanes: Member<'orderedLanes'> = (c) =>
     orderedLanes,
     () => new DynamoDbOrderedLanesWithRuns(c.client(dynamodbClient), table(c, 'deliveries'), c.clock),
   );
+
+/** The lane sweeper's index on the deliveries table's `laneSweep` index (issue 33). */
+export const laneSweepIndex: Member<'laneSweepIndex'> = (c) =>
+  new DynamoDbLaneSweepIndex(c.client(dynamodbClient), table(c, 'deliveries'));
 
 export const eventArchive: Member<'eventArchive'> = (c) =>
   new S3EventArchive(c.client(s3Client), c.config.resources.bucket('archive'));

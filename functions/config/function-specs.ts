@@ -239,6 +239,18 @@ export const functions = {
     // Receives every visible message once, deletes the selection's, puts back the rest of a batch.
     pullQueues: ['send', 'consume'],
   },
+  // Issue 33 (docs/ORDERING.md, "Sweeper"): finds ordered lanes whose settle or head message was lost and queues it again.
+  laneSweeper: {
+    entry: 'functions/handlers/lane-sweeper.ts',
+    memoryMb: 256,
+    // A run reads at most 500 index entries of each kind and looks at their lanes.
+    timeoutSeconds: 120,
+    schedule: { everyMinutes: 5 },
+    // Deliveries: the lanes and their sweep index. Subscriptions: which queue a lane's messages go to.
+    tables: { deliveries: 'readwrite', subscriptions: 'read', ...SUBSCRIPTION_STORE_ROUTES },
+    queues: { deliveries: 'send' },
+    pullQueues: ['send'],
+  },
   signingKeys: {
     entry: 'functions/handlers/signing-keys.ts',
     memoryMb: 256,

@@ -18,6 +18,8 @@ export interface TableSpec {
     readonly name: string;
     readonly partitionKey: KeySpec;
     readonly sortKey?: KeySpec;
+    /** The other attributes the index carries (INCLUDE); absent: all of them (ALL). Same on AWS and the laptop. */
+    readonly include?: readonly string[];
   }[];
 }
 
@@ -42,6 +44,8 @@ export interface FunctionSpec {
   readonly routes?: readonly RouteSpec[];
   /** Receives every request no route matches (API Gateway's `$default`), to answer 404/405 as problems. */
   readonly defaultRoute?: boolean;
+  /** Run on a schedule (an EventBridge rule on AWS, a timer on the laptop), every so many minutes. */
+  readonly schedule?: { readonly everyMinutes: number };
   readonly queueTrigger?: {
     readonly queue: QueueName;
     readonly batchSize: number;
@@ -97,6 +101,16 @@ export const tables = {
     partitionKey: { name: 'pk', type: 'S' },
     sortKey: { name: 'sk', type: 'S' },
     ttlAttribute: 'expiresAt',
+    // The lane sweeper's sparse index (issue 33, docs/ORDERING.md "Sweeper"; functions/aws/dynamodb-lane-sweep-index.ts):
+    // only ordered lanes' staged events and lane states carry `sweepShard`, the rest of the table is not in it.
+    globalIndexes: [
+      {
+        name: 'laneSweep',
+        partitionKey: { name: 'sweepShard', type: 'S' },
+        sortKey: { name: 'sweepSince', type: 'N' },
+        include: ['key'],
+      },
+    ],
   },
   /**
    * The partner directory (issue 12, item 3): clients with their publish grants and entitlements,

@@ -7,6 +7,8 @@ import * as path from 'node:path';
 import { ArnFormat, Duration, Stack, Token, Validations } from 'aws-cdk-lib';
 import { SubnetType } from 'aws-cdk-lib/aws-ec2';
 import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import * as events from 'aws-cdk-lib/aws-events';
+import * as eventsTargets from 'aws-cdk-lib/aws-events-targets';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -327,6 +329,15 @@ export class KoerierFunction extends Construct {
           ...(props.provisionedPollers ? { provisionedPollerConfig: props.provisionedPollers } : {}),
         }),
       );
+    }
+
+    if (spec.schedule) {
+      // A missed run is simply the next one: the scheduled work (the lane sweeper) looks again each time.
+      new events.Rule(this, 'Schedule', {
+        description: `Runs ${owner} every ${spec.schedule.everyMinutes} minutes`,
+        schedule: events.Schedule.rate(Duration.minutes(spec.schedule.everyMinutes)),
+        targets: [new eventsTargets.LambdaFunction(this.function, { retryAttempts: 0 })],
+      });
     }
   }
 }

@@ -70,6 +70,9 @@ export class Tables extends Construct {
           indexName: index.name,
           partitionKey: attribute(index.partitionKey),
           ...(index.sortKey ? { sortKey: attribute(index.sortKey) } : {}),
+          ...(index.include
+            ? { projectionType: dynamodb.ProjectionType.INCLUDE, nonKeyAttributes: [...index.include] }
+            : {}),
         });
       }
       tables.set(name, { table, spec });

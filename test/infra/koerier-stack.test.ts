@@ -256,7 +256,10 @@ describe.each([
             { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
             ...(index.sortKey ? [{ AttributeName: index.sortKey.name, KeyType: 'RANGE' }] : []),
           ],
-          Projection: { ProjectionType: 'ALL' },
+          // ALL unless the description names the attributes it carries (the lane sweeper's index).
+          Projection: index.include
+            ? { ProjectionType: 'INCLUDE', NonKeyAttributes: [...index.include] }
+            : { ProjectionType: 'ALL' },
         });
       }
     }

@@ -48,14 +48,17 @@ export interface OrderingMark {
 
 /**
  * What a delivery made from another keeps of it — a dead letter, a single-event split, a redrive:
- * the dead letter it redrives and the publish request's correlation id, each only where set.
+ * the dead letter it redrives, the publish request's correlation id, and the replay it came from
+ * (so a redrive of a replayed event of an ordered subscription finds the replay's lane again,
+ * core/ordering/replay-lanes.ts), each only where set.
  */
 export function lineageOf(
-  from: Pick<DeliveryMessage, 'redriveOf' | 'correlationId'>,
-): Pick<DeliveryMessage, 'redriveOf' | 'correlationId'> {
+  from: Pick<DeliveryMessage, 'redriveOf' | 'correlationId' | 'replay'>,
+): Pick<DeliveryMessage, 'redriveOf' | 'correlationId' | 'replay'> {
   return {
     ...(from.redriveOf === undefined ? {} : { redriveOf: from.redriveOf }),
     ...(from.correlationId === undefined ? {} : { correlationId: from.correlationId }),
+    ...(from.replay === undefined ? {} : { replay: { id: from.replay.id, sequence: from.replay.sequence } }),
   };
 }
 

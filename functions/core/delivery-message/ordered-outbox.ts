@@ -6,7 +6,9 @@
  * acceptance order (core/ordering/lane-settling.ts) and queues the lane's head. The rest of the
  * lane waits in the lane, not in a queue, so a waiting key costs no receives; the delivery
  * function (push) or an acknowledgement (pull) queues the next one (`releaseNext`).
- * Everything else — unordered deliveries, redrives, splits, replays — passes through unchanged.
+ * A replay of an ordered subscription marks its events for the replay's own lanes without a
+ * position (core/replay/ordered-replay.ts): they are appended at once, in the order given.
+ * Everything else — unordered deliveries, redrives, splits, unordered replays — passes through unchanged.
  */
 import { decodeDeliveryMessage, encodeDeliveryMessage, type DeliveryMessage } from './delivery-message.js';
 import type { Outbox, OutboxAddress, OutboxEntry } from './outbox.js';
@@ -82,7 +84,10 @@ export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes, options:
     return [{ ...newest, ...(delaySeconds > 0 ? { delaySeconds } : {}) }];
   };
 
-  /** Deliveries without a position (from before positions, or a test) are appended at once, in their order. */
+  /**
+   * Deliveries without a position (a replay's, whose archive is complete and read in order; from
+   * before positions; a test) are appended at once, in their order.
+   */
   const appendNow = async (
     laneLanes: OrderedLanes,
     lane: LaneAddress,

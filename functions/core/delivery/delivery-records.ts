@@ -7,7 +7,7 @@
 import { REJECTION_CODES, type FailureCode } from './attempt-outcome.js';
 import type { TargetState } from './target-health.js';
 import type { ReceiverAnswer } from './receiver-answer.js';
-import type { EventName } from '../delivery-message/delivery-message.js';
+import type { EventName, ReplayMark } from '../delivery-message/delivery-message.js';
 import type { ContentMode } from '../cloudevents/index.js';
 
 export type AttemptOutcome = 'delivered' | 'retrying' | 'dead-lettered' | 'retired';
@@ -113,6 +113,8 @@ export interface DeadLetter {
   readonly redriveOf?: string;
   /** The publish request's correlation id the delivery carried; a redrive carries it on. */
   readonly correlationId?: string;
+  /** The replay the delivery came from (docs/REPLAY.md); a redrive carries it on, so an ordered replay's lane is found again. */
+  readonly replay?: ReplayMark;
 }
 
 export interface Page<T> {

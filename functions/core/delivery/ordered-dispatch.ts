@@ -24,6 +24,7 @@ import { takesBatches } from '../delivery-message/delivery-rules.js';
 import { isSettleMessage } from '../delivery-message/ordered-outbox.js';
 import { settleOnMessage } from '../delivery-message/settle-message.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
+import { redrivenLaneKey } from '../ordering/replay-lanes.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { QueuedDelivery } from './dispatch-ports.js';
@@ -222,6 +223,7 @@ export class OrderedDispatch {
     const key = orderingKeyOf(events[0]!.attributes, this.settings);
     const sequence = parseSequence(events[0]!.attributes['sequence']);
     if (key === undefined || sequence === undefined) return undefined;
-    return { lane: { subscriptionId: this.subscription.id, key }, sequence };
+    // A replayed event's dead letter goes back into its replay's lane, not the live one (replay-lanes.ts).
+    return { lane: { subscriptionId: this.subscription.id, key: redrivenLaneKey(message, key) }, sequence };
   }
 }

@@ -15,7 +15,7 @@ import type { Subscription } from '../subscriptions/subscription.js';
 import { lockExpiry, lockTokenVerdict, openLockToken, sealLockToken, type LockTokenContents } from './lock-token.js';
 import { parseSettleRequest, type SettleAction, type SettleRequest } from './pull-requests.js';
 import type { GivenUpLocks, PullQueues, QueueEntryOutcome, RejectionMarks } from './pull-queues.js';
-import type { OrderedPull } from './ordered-pull.js';
+import { PULL_BLOCK_RETRY_SECONDS, type OrderedPull } from './ordered-pull.js';
 
 export interface SettlementDependencies {
   readonly queues: PullQueues;
@@ -198,14 +198,22 @@ async function apply(
         entries.map((entry) => ({ ...entry, seconds: request.lockSeconds })),
       );
     case 'reject': {
+      // Under `block` an ordered event's reject is not a dead letter: it is handed out again after a
+      // while, its key's later events waiting, until acknowledged, `maxdeliverycount` is reached or
+      // the subscription is paused (docs/ORDERING.md, "Pull" 5). No mark: nothing to dead-letter.
+      const retried = held.map(({ contents }) => subscription.ordering?.onFailure === 'block' && !!contents.lane);
       // Marked first, then made visible: the next receive moves it to the dead letters.
       const expiresAt = Math.ceil((deps.clock() + (subscription.pull?.retentionSeconds ?? 0) * 1000) / 1000);
       const marked = await Promise.all(
-        held.map(({ contents }) =>
-          deps.rejections.mark(id, contents.messageId, request.reason || 'rejected by the consumer', expiresAt).then(
-            () => true,
-            () => false,
-          ),
+        held.map(({ contents }, index) =>
+          retried[index]
+            ? true
+            : deps.rejections
+                .mark(id, contents.messageId, request.reason || 'rejected by the consumer', expiresAt)
+                .then(
+                  () => true,
+                  () => false,
+                ),
         ),
       );
       const outcomes = new Map<string, QueueEntryOutcome>(
@@ -213,7 +221,9 @@ async function apply(
       );
       const visible = await deps.queues.changeVisibility(
         id,
-        entries.filter((_, index) => marked[index]).map((entry) => ({ ...entry, seconds: 0 })),
+        entries.flatMap((entry, index) =>
+          marked[index] ? [{ ...entry, seconds: retried[index] ? PULL_BLOCK_RETRY_SECONDS : 0 }] : [],
+        ),
       );
       for (const [entryId, outcome] of visible) outcomes.set(entryId, outcome);
       return outcomes;

@@ -16,8 +16,10 @@
  *
  * Where a pull event would become a dead letter (a reject, `maxdeliverycount` receives), the
  * failure policy applies: `skip` dead-letters it and releases the next; `park` dead-letters it and
- * parks the lane until a redrive of it; `block` does the same as `park` (the consumer said never
- * again, or its own limit is reached: the key cannot go on without overtaking it). A head the
+ * parks the lane until a redrive of it. Under `block` a reject is no dead letter: the event comes
+ * back after PULL_BLOCK_RETRY_SECONDS (lock-settlement.ts), the key's later events waiting; only
+ * `maxdeliverycount` receives (the consumer's own limit, as the queue's last receive is on push)
+ * make it a dead letter, and then the key parks as with `park`. A head the
  * subscription may no longer receive (withheld) is settled unsent and releases the next.
  */
 import type { Outbox } from '../delivery-message/outbox.js';
@@ -27,6 +29,7 @@ import { EventText } from '../cloudevents/event-text.js';
 import { settleOnMessage } from '../delivery-message/settle-message.js';
 import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
+import { redrivenLaneKey } from '../ordering/replay-lanes.js';
 import type { Clock } from '../ports/clock.js';
 import type { Log } from '../ports/log.js';
 import type { Subscription } from '../subscriptions/subscription.js';
@@ -37,6 +40,11 @@ import type { Disposition } from './receive-assembly.js';
 const HOLD_MS = 20 * 60_000;
 /** A copy of a lane's event that came before its turn comes back after this. */
 const EARLY_RETRY_SECONDS = 5;
+/**
+ * An ordered event a consumer rejects under `block` comes back after this (lock-settlement.ts), as
+ * push tries a refused head again after its BLOCK_RETRY_SECONDS: the key waits, retrying.
+ */
+export const PULL_BLOCK_RETRY_SECONDS = 60;
 
 export interface OrderedPullDependencies {
   readonly lanes: OrderedLanes;
@@ -218,5 +226,6 @@ function placeOf(delivery: DeliveryMessage, settings: OrderingSettings): LanePla
   const { attributes } = new EventText(delivery.events[0]!);
   const key = orderingKeyOf(attributes, settings);
   const sequence = parseSequence(attributes['sequence']);
-  return key === undefined || sequence === undefined ? undefined : { key, sequence };
+  // A replayed event's dead letter goes back into its replay's lane, not the live one (replay-lanes.ts).
+  return key === undefined || sequence === undefined ? undefined : { key: redrivenLaneKey(delivery, key), sequence };
 }

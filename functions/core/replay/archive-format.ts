@@ -8,10 +8,11 @@
  * hour, so a window is read by listing only its hours, and the two times in the name say which
  * objects can hold events after a point without opening them.
  *
- * A line is `{"at":…,"source":…,"id":…,"type":…,"event":"…"}`: `event` is the stored event's
+ * A line is `{"at":…,"pos":…,"source":…,"id":…,"type":…,"event":"…"}`: `event` is the stored event's
  * JSON text as a JSON string, so it comes back byte for byte (CE-13), `dataref` and the other
- * claim-check attributes included; `at` is the ingest's acceptance time. The identity and type
- * sit beside it so a replay orders, deduplicates and narrows without parsing every event.
+ * claim-check attributes included; `at` is the ingest's acceptance time and `pos` its acceptance
+ * position (issue 33, core/ordering/acceptance-position.ts; absent on lines archived before it). The
+ * identity and type sit beside it so a replay orders, deduplicates and narrows without parsing every event.
  */
 import { randomUUID } from 'node:crypto';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -21,6 +22,11 @@ export const ARCHIVE_PREFIX = 'archive/';
 export interface ArchivedEvent {
   /** Epoch ms the ingest accepted the event (its `koerier-received-at`). */
   readonly acceptedAt: number;
+  /**
+   * The ingest's acceptance position (issue 33): orders events accepted in the same millisecond —
+   * those of one request keep their order in it — as the live path of an ordered subscription does.
+   */
+  readonly acceptedPosition?: number | undefined;
   readonly source: string;
   readonly id: string;
   readonly type: string;
@@ -70,7 +76,14 @@ export function archiveObjects(
 
 export function encodeArchiveObject(events: readonly ArchivedEvent[]): Buffer {
   const lines = events.map((e) =>
-    JSON.stringify({ at: e.acceptedAt, source: e.source, id: e.id, type: e.type, event: e.json }),
+    JSON.stringify({
+      at: e.acceptedAt,
+      pos: e.acceptedPosition,
+      source: e.source,
+      id: e.id,
+      type: e.type,
+      event: e.json,
+    }),
   );
   return gzipSync(Buffer.from(`${lines.join('\n')}\n`, 'utf8'));
 }
@@ -83,9 +96,10 @@ export function decodeArchiveObject(body: Buffer): ArchivedEvent[] {
     .filter((line) => line !== '')
     .map((line) => {
       const value = JSON.parse(line) as Record<string, unknown>;
-      const { at, source, id, type, event } = value;
+      const { at, pos, source, id, type, event } = value;
       if (
         typeof at !== 'number' ||
+        (pos !== undefined && typeof pos !== 'number') ||
         typeof source !== 'string' ||
         typeof id !== 'string' ||
         typeof type !== 'string' ||
@@ -93,7 +107,7 @@ export function decodeArchiveObject(body: Buffer): ArchivedEvent[] {
       ) {
         throw new TypeError('Not a Koerier archive line');
       }
-      return { acceptedAt: at, source, id, type, json: event };
+      return { acceptedAt: at, ...(pos === undefined ? {} : { acceptedPosition: pos }), source, id, type, json: event };
     });
 }
 
@@ -111,22 +125,28 @@ function stamp(at: number): string {
 /** Where a replay stands: the last event it has passed, in acceptance order. */
 export interface ArchivePosition {
   readonly at: number;
+  readonly acceptedPosition?: number | undefined;
   readonly source: string;
   readonly id: string;
 }
 
 /**
- * Koerier's acceptance order: the ingest's acceptance time, then `source`, then `id`. Events of
- * one request share a time and so come in `source`, `id` order; two archived copies of one event
- * (a router batch retried after its archive was written) carry the same time and identity, so
- * they sort next to each other and a replay passes the second without sending it.
+ * Koerier's acceptance order: the ingest's acceptance time, then (issue 33) the acceptance position
+ * where both events have one, then `source`, then `id`. Events of one request share a time: with
+ * positions they keep their order in the request, as an ordered subscription's lane numbers them
+ * live; archived before positions, they come in `source`, `id` order. Two archived copies of one
+ * event (a router batch retried after its archive was written) carry the same time, position and
+ * identity, so they sort next to each other and a replay passes the second without sending it.
  */
 export function compareArchived(a: ArchivePosition, b: ArchivePosition): number {
   if (a.at !== b.at) return a.at - b.at;
+  const [pa, pb] = [a.acceptedPosition, b.acceptedPosition];
+  if (pa !== undefined && pb !== undefined && pa !== pb) return pa - pb;
   if (a.source !== b.source) return a.source < b.source ? -1 : 1;
   return a.id === b.id ? 0 : a.id < b.id ? -1 : 1;
 }
 
 export function positionOf(event: ArchivedEvent): ArchivePosition {
-  return { at: event.acceptedAt, source: event.source, id: event.id };
+  const { acceptedAt: at, acceptedPosition, source, id } = event;
+  return acceptedPosition === undefined ? { at, source, id } : { at, acceptedPosition, source, id };
 }

@@ -9,11 +9,16 @@ import type { EventArchive } from './ports.js';
 
 export async function archiveBatch(
   archive: EventArchive,
-  batch: readonly { readonly acceptedAt: number; readonly event: AcceptedEvent }[],
+  batch: readonly {
+    readonly acceptedAt: number;
+    readonly acceptedPosition?: number | undefined;
+    readonly event: AcceptedEvent;
+  }[],
 ): Promise<number> {
   const objects = archiveObjects(
-    batch.map(({ acceptedAt, event }) => ({
+    batch.map(({ acceptedAt, acceptedPosition, event }) => ({
       acceptedAt,
+      ...(acceptedPosition === undefined ? {} : { acceptedPosition }),
       source: event.source,
       id: event.id,
       type: event.type,

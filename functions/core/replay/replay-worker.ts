@@ -23,6 +23,7 @@ import type { Entitlements } from '../subscriptions/entitlements.js';
 import type { Subscription } from '../subscriptions/subscription.js';
 import { positionOf, type ArchivedEvent } from './archive-format.js';
 import { readArchiveChunk } from './archive-reader.js';
+import { inReplayLane } from './ordered-replay.js';
 import type { EventArchive, ReplayMessage, ReplayProgress, ReplayQueue, ReplayRecord, ReplayStore } from './ports.js';
 import { REPLAY_LEASE_MS } from './replay-service.js';
 
@@ -109,7 +110,10 @@ async function chunk(
       selected.push({ event, sequence: record.matched + selected.length + 1 });
   }
   const done = read === undefined || (read.done && scanned === events.length);
-  const messages = selected.map(({ event, sequence }) => replayDelivery(record, event, sequence, now));
+  // An ordered subscription's events go into the replay's own lanes, one per key (ordered-replay.ts).
+  const messages = selected.map(({ event, sequence }) =>
+    inReplayLane(subscription, replayDelivery(record, event, sequence, now)),
+  );
   const last = events[scanned - 1];
   try {
     if (messages.length > 0) await deps.outbox.enqueue(subscription, messages);

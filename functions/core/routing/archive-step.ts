@@ -11,13 +11,22 @@ import { errorMessage } from '../errors/describe-error.js';
 
 /** Keeps the events of one batch; throws if it could not. */
 export type ArchiveBatch = (
-  events: readonly { readonly acceptedAt: number; readonly event: AcceptedEvent }[],
+  events: readonly {
+    readonly acceptedAt: number;
+    /** The ingest's acceptance position (issue 33): a replay orders events of one millisecond by it. */
+    readonly acceptedPosition?: number | undefined;
+    readonly event: AcceptedEvent;
+  }[],
 ) => Promise<void>;
 
 /** Archives `claimed`; on failure adds every one of their records to `failed`. */
 export async function archiveClaimed(
   claimed: readonly {
-    readonly record: { readonly recordId: string; readonly acceptedAt?: number };
+    readonly record: {
+      readonly recordId: string;
+      readonly acceptedAt?: number;
+      readonly acceptedPosition?: number | undefined;
+    };
     readonly event: AcceptedEvent;
   }[],
   failed: Set<string>,
@@ -25,7 +34,13 @@ export async function archiveClaimed(
 ): Promise<void> {
   if (!deps.archive || claimed.length === 0) return;
   await deps
-    .archive(claimed.map(({ record, event }) => ({ acceptedAt: record.acceptedAt ?? deps.now(), event })))
+    .archive(
+      claimed.map(({ record, event }) => ({
+        acceptedAt: record.acceptedAt ?? deps.now(),
+        ...(record.acceptedPosition === undefined ? {} : { acceptedPosition: record.acceptedPosition }),
+        event,
+      })),
+    )
     .catch((error: unknown) => {
       deps.log?.info('events not archived', { events: claimed.length, error: errorMessage(error) });
       for (const { record } of claimed) failed.add(record.recordId);

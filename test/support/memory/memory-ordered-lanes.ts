@@ -17,6 +17,10 @@ interface Lane {
   parked: boolean;
   settler?: string | undefined;
   settleUntil?: number | undefined;
+  /** The sweeper's mark (functions/aws/dynamodb-lane-sweep-index.ts): when its head was last released. */
+  mark?: number | undefined;
+  /** Staged events the sweeper took out of its index. */
+  readonly unmarked: Set<string>;
   readonly staging: Map<string, StagedEvent>;
   readonly bodies: Map<number, string>;
   readonly byDelivery: Map<string, number>;
@@ -30,13 +34,24 @@ interface Lane {
 export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
   readonly lanes = new Map<string, Lane>();
 
+  /** `now`: the clock of the sweeper's marks (epoch ms). */
+  constructor(private readonly now: () => number = Date.now) {}
+
   private lane({ subscriptionId, key }: LaneAddress): Lane {
     const id = JSON.stringify([subscriptionId, key]);
     let lane = this.lanes.get(id);
     if (!lane)
       this.lanes.set(
         id,
-        (lane = { next: 1, last: 0, parked: false, staging: new Map(), bodies: new Map(), byDelivery: new Map() }),
+        (lane = {
+          next: 1,
+          last: 0,
+          parked: false,
+          unmarked: new Set(),
+          staging: new Map(),
+          bodies: new Map(),
+          byDelivery: new Map(),
+        }),
       );
     return lane;
   }
@@ -92,6 +107,7 @@ export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
     const late = position !== undefined && lane.lastPosition !== undefined && position <= lane.lastPosition;
     if (position !== undefined && !late) lane.lastPosition = position;
     const sequence = ++lane.last;
+    lane.mark = this.now();
     lane.byDelivery.set(deliveryId, sequence);
     const body = build(sequence);
     lane.bodies.set(sequence, body);
@@ -118,6 +134,7 @@ export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
     const lane = this.lane(address);
     if (lane.next === sequence) {
       lane.next = sequence + 1;
+      lane.mark = this.now();
       lane.holder = undefined;
       lane.holdUntil = undefined;
     }

@@ -114,9 +114,11 @@ describe('a composed set of dependencies', () => {
         'orderedLanes',
         // Issue 33, ORD-1: the ingest's cached list of ordered subscriptions that refuse keyless events.
         'orderingKeyRequirements',
+        // Issue 33: the lane sweeper's index.
+        'laneSweepIndex',
       ]),
     );
-    expect(members).toHaveLength(56);
+    expect(members).toHaveLength(57);
     expect(asked).toBe(0);
   });
 

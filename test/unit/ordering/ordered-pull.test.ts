@@ -19,7 +19,10 @@ import { silentLog } from '../../../functions/core/ports/log.js';
 import type { PullQueues, QueueEntryOutcome } from '../../../functions/core/pull/pull-queues.js';
 import { PullService } from '../../../functions/core/pull/pull-service.js';
 import type { Subscription } from '../../../functions/core/subscriptions/subscription.js';
+import { archiveObjects, type ArchivedEvent } from '../../../functions/core/replay/archive-format.js';
+import { runReplayChunk } from '../../../functions/core/replay/replay-worker.js';
 import { InMemoryOrderedLanes } from '../../support/memory/memory-ordered-lanes.js';
+import { HOUR, NOW, SOURCE, runningReplay, subscription as replayed, workerWorld } from '../replay/replay-fakes.js';
 import { keyedDeliveries } from '../../support/keyed-deliveries.js';
 
 const SUB = 'sub-ordered-pull';
@@ -41,6 +44,8 @@ interface Got {
   readonly token: string;
   readonly deliveryCount: number;
   readonly lockedUntil: number;
+  /** The replay the lock names (docs/REPLAY.md), on a replayed event. */
+  readonly replayId?: string | undefined;
 }
 
 function harness(onFailure: OrderingFailurePolicy = 'block', maxDeliveryCount = 10) {
@@ -151,7 +156,7 @@ function harness(onFailure: OrderingFailurePolicy = 'block', maxDeliveryCount = 
     );
     const body = JSON.parse(answer.body as string) as {
       events: { partitionkey: string; n: number; sequence: string }[];
-      locks: { locktoken: string; deliverycount: number; lockeduntil: string }[];
+      locks: { locktoken: string; deliverycount: number; lockeduntil: string; replay?: { id: string } }[];
     };
     return body.events.map((event, index) => ({
       key: event.partitionkey,
@@ -160,6 +165,7 @@ function harness(onFailure: OrderingFailurePolicy = 'block', maxDeliveryCount = 
       token: body.locks[index]!.locktoken,
       deliveryCount: body.locks[index]!.deliverycount,
       lockedUntil: Date.parse(body.locks[index]!.lockeduntil),
+      replayId: body.locks[index]!.replay?.id,
     }));
   };
   const settleTokens = async (action: 'acknowledge' | 'release' | 'reject', tokens: string[], extra = {}) => {
@@ -280,6 +286,50 @@ describe('ordered pull delivery (issue 33 item "Pull", ORD-5)', () => {
     expect([second!.n, second!.sequence]).toEqual([2, '0000000002']);
   });
 
+  it('ORD-5: block — a rejected head is no dead letter: it comes back after 60 s, the key’s later events waiting while other keys flow, until it is acknowledged', async () => {
+    const h = harness('block');
+    await h.publish(2, 3);
+    h.clock.now += WINDOW_MS + 1000;
+    await h.receive();
+    const heads = await h.receive();
+    const k0 = heads.find((one) => one.key === 'k0')!;
+    expect([k0.n, k0.deliveryCount]).toEqual([1, 1]);
+    expect((await h.settleTokens('reject', [k0.token], { reason: 'not yet' })).failed).toEqual([]);
+    await h.settleTokens(
+      'acknowledge',
+      heads.filter((one) => one.key === 'k1').map((one) => one.token),
+    );
+    // Within the minute: k1 goes on, nothing of k0 is handed out, nothing is a dead letter.
+    const seen: Got[] = [];
+    for (let round = 0; round < 3; round++) {
+      const got = await h.receive();
+      seen.push(...got);
+      await h.settleTokens(
+        'acknowledge',
+        got.filter((one) => one.key === 'k1').map((one) => one.token),
+      );
+      h.clock.now += 19_000;
+    }
+    expect(seen.filter((one) => one.key === 'k1').map((one) => one.n)).toEqual([2, 3]);
+    expect(seen.filter((one) => one.key === 'k0')).toEqual([]);
+    expect(h.deadLetters).toEqual([]);
+    h.clock.now += 4000;
+    const [again] = await h.receive();
+    expect([again!.key, again!.n, again!.sequence, again!.deliveryCount]).toEqual(['k0', 1, '0000000001', 2]);
+    await h.settleTokens('acknowledge', [again!.token]);
+    const rest: number[] = [];
+    for (let round = 0; round < 4; round++) {
+      const got = await h.receive();
+      await h.settleTokens(
+        'acknowledge',
+        got.map((one) => one.token),
+      );
+      rest.push(...got.map((one) => one.n));
+    }
+    expect(rest).toEqual([2, 3]);
+    expect(h.deadLetters).toEqual([]);
+  });
+
   it('ORD-5: park — a head past maxdeliverycount is a dead letter, the key waits; a redrive of it delivers it, then the rest in order', async () => {
     const h = harness('park', 2);
     await h.publish(2, 3);
@@ -341,5 +391,55 @@ describe('ordered pull delivery (issue 33 item "Pull", ORD-5)', () => {
     // The other copy left the queue: only the locked one is there.
     expect(h.queue).toHaveLength(1);
     expect(h.queue[0]!.visibleAt).toBeGreaterThan(h.clock.now);
+  });
+
+  it('ORD-7: a replay of an ordered pull subscription: each key handed out one locked event at a time, in acceptance order, sequence from 1 in the replay, each lock naming the replay', async () => {
+    const h = harness();
+    const world = workerWorld({
+      subscription: replayed({ id: SUB, delivery: 'pull', ordering: h.subscription.ordering! }),
+    });
+    const KEYS = 4;
+    const EVENTS = 6;
+    const events: ArchivedEvent[] = [];
+    for (let n = 1; n <= EVENTS; n++)
+      for (let k = 0; k < KEYS; k++) {
+        const id = `k${k}-${n}`;
+        const json = JSON.stringify({ specversion: '1.0', id, source: SOURCE, type: 't', partitionkey: `k${k}`, n });
+        events.push({ acceptedAt: NOW - 5 * HOUR + events.length * 1000, source: SOURCE, id, type: 't', json });
+      }
+    // Router batches that overlap in time, each in its own order: the worker reads them merged, in acceptance order.
+    for (let start = 0; start < events.length; start += 5)
+      for (const object of archiveObjects(events.slice(start, start + 7).reverse()))
+        await world.archive.put(object.key, object.body);
+    await world.store.start(runningReplay({ subscriptionId: SUB }), NOW + HOUR);
+    await runReplayChunk(
+      { subscriptionId: SUB, replayId: 'replay-1' },
+      { lastAttempt: false },
+      {
+        ...world.deps,
+        outbox: h.outbox,
+      },
+    );
+    expect(h.queue).toHaveLength(KEYS);
+    const acked: Got[] = [];
+    for (let round = 0; round < 100 && acked.length < KEYS * EVENTS; round++) {
+      const got = await h.receive(10);
+      expect(new Set(got.map((one) => one.key)).size).toBe(got.length);
+      expect(
+        (
+          await h.settleTokens(
+            'acknowledge',
+            got.map((one) => one.token),
+          )
+        ).failed,
+      ).toEqual([]);
+      acked.push(...got);
+    }
+    for (let k = 0; k < KEYS; k++)
+      expect(acked.filter((one) => one.key === `k${k}`).map((one) => [one.n, one.sequence])).toEqual(
+        Array.from({ length: EVENTS }, (_, i) => [i + 1, String(i + 1).padStart(10, '0')]),
+      );
+    expect(new Set(acked.map((one) => one.replayId))).toEqual(new Set(['replay-1']));
+    expect(h.queue).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import {
   hourPrefix,
   hoursOf,
   parseArchiveKey,
+  positionOf,
 } from '../../../functions/core/replay/archive-format.js';
 import { readArchiveChunk } from '../../../functions/core/replay/archive-reader.js';
 import { MemoryEventArchive, MemoryReplayStore } from '../../support/memory/replay-memory-adapters.js';
@@ -122,6 +123,46 @@ describe('the event archive (issue 13, item 1)', () => {
     expect(compareArchived(at(1, 'urn:b', 'a'), at(1, 'urn:a', 'z'))).toBeGreaterThan(0);
     expect(compareArchived(at(1, 'urn:a', 'a'), at(1, 'urn:a', 'b'))).toBeLessThan(0);
     expect(compareArchived(at(1, 'urn:a', 'b'), at(1, 'urn:a', 'b'))).toBe(0);
+  });
+
+  it('ORD-7: events accepted in one millisecond (one request) are read in their acceptance position, as an ordered lane numbers them live, chunk by chunk; a copy still comes once; lines archived before positions keep source, id order', async () => {
+    const archive = new MemoryEventArchive();
+    const P = NOW * 1000;
+    // One request of three events, accepted in this order: their ids and sources sort the other way.
+    const batch = [
+      { id: 'z-first', source: 'urn:z', position: P + 1 },
+      { id: 'm-second', source: 'urn:m', position: P + 2 },
+      { id: 'a-third', source: 'urn:a', position: P + 3 },
+    ].map(({ id, source, position }) => ({
+      acceptedAt: NOW,
+      acceptedPosition: position,
+      event: readStoredEvent(archived(id, NOW, 't', source).json),
+    }));
+    await archiveBatch(archive, batch);
+    // The router batch retried after its archive write: the same events, times and positions again.
+    await archiveBatch(archive, batch.slice(1));
+    const seen: string[] = [];
+    let after;
+    for (let round = 0; round < 10; round++) {
+      const chunk = await readArchiveChunk(archive, { from: NOW, to: NOW + 1, after, limit: 1 });
+      seen.push(...ids(chunk.events));
+      const last = chunk.events.at(-1);
+      if (last) after = positionOf(last);
+      if (chunk.done) break;
+    }
+    expect(seen).toEqual(['z-first', 'm-second', 'a-third']);
+    const [object] = [...archive.objects.values()];
+    expect(decodeArchiveObject(object!).map((e) => e.acceptedPosition)).toEqual([P + 1, P + 2, P + 3]);
+    // Archived before positions: the same millisecond comes in source, id order.
+    const old = await readArchiveChunk(
+      await (async () => {
+        const before = new MemoryEventArchive();
+        await archiveAll(before, [[archived('z', NOW, 't', 'urn:z'), archived('a', NOW, 't', 'urn:a')]]);
+        return before;
+      })(),
+      { from: NOW, to: NOW + 1, limit: 10 },
+    );
+    expect(ids(old.events)).toEqual(['a', 'z']);
   });
 
   it('EDU-18: a window ending on the hour reads no object of the next hour; within an object, an event at "to" is left out', async () => {

@@ -519,6 +519,18 @@ describe('archiving what is routed (issue 13, item 1; docs/REPLAY.md)', () => {
     expect(queuedBeforeArchive).toBe(0);
   });
 
+  it('ORD-7: each event is archived with its acceptance position, so a replay orders events of one millisecond as the live lanes do', async () => {
+    const archived: (number | undefined)[] = [];
+    const { route } = router(new InMemoryRouteIndex().add(candidate('s-1')), {
+      archive: async (events) => void archived.push(...events.map(({ acceptedPosition }) => acceptedPosition)),
+    });
+    await route([
+      { ...records('e1')[0]!, acceptedAt: NOW, acceptedPosition: NOW * 1000 + 7 },
+      { ...records('e2')[0]!, acceptedAt: NOW },
+    ]);
+    expect(archived).toEqual([NOW * 1000 + 7, undefined]);
+  });
+
   it('EDU-18: a batch whose archive write fails is not routed: its records come back, nothing is queued or read for them, and the retry routes them once', async () => {
     let failing = true;
     const index = new InMemoryRouteIndex().add(candidate('s-1'));
