@@ -35,7 +35,7 @@ const CONSUMERS = 4;
 /** How long a consumer keeps what it received locked before acknowledging it. */
 const HOLD_MS = 100;
 /** How long both subscribers may take to get everything, from the first publish. */
-const TIMEOUT_MS = FULL ? 20 * 60_000 : 150_000;
+const TIMEOUT_MS = FULL ? 45 * 60_000 : 150_000;
 const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:e2e';
 
 const authority = createLocalCertificateAuthority();
