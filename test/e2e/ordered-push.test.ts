@@ -3,8 +3,9 @@
  * positions, the router, lanes in dynalite, the deliveries queue, the delivery function — against
  * an HTTPS receiver. Each key's events are published one after another, each after the previous
  * 202, over several connections at once, and must arrive in that order. Pull is
- * ./ordered-pull.test.ts, a failing key under block/park/skip ./ordered-failures.test.ts; the run
- * after a kill -9 is not written yet (docs/ORDERING.md).
+ * ./ordered-pull.test.ts, push and pull side by side at the must-show's size
+ * ./ordered-at-size.test.ts, a failing key under block/park/skip ./ordered-failures.test.ts; the
+ * run after a kill -9 found a lost lane head and waits for its fix (docs/ORDERING.md).
  */
 import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
