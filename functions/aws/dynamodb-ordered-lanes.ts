@@ -245,6 +245,10 @@ export class DynamoDbOrderedLanes implements OrderedLanes {
     return (await this.get(lane, eventKey(sequence + 1)))?.['body']?.S;
   }
 
+  async stored(lane: LaneAddress, sequence: number): Promise<string | undefined> {
+    return (await this.get(lane, eventKey(sequence)))?.['body']?.S;
+  }
+
   async park(lane: LaneAddress, sequence: number): Promise<void> {
     await this.update(lane, {
       UpdateExpression: 'SET #parked = :true REMOVE #holder, #until',

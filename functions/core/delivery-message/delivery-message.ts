@@ -44,6 +44,11 @@ export interface OrderingMark {
   /** The event's place in acceptance order (core/ordering/acceptance-position.ts): the lane appends by it. */
   readonly position?: number;
   readonly sequence?: number;
+  /**
+   * A head queued again because a copy of the event before it came back settled (ordered-outbox.ts,
+   * `resendHead`); such a copy, found settled itself, does not queue one more.
+   */
+  readonly resent?: true;
 }
 
 /**

@@ -146,3 +146,28 @@ export async function releaseNext(
   await deps.outbox.enqueue(subscription, [decodeDeliveryMessage(next)]);
   return true;
 }
+
+/**
+ * A copy of an event its lane is already past came back (not a redrive). Usually a duplicate; but
+ * when a process died between the lane's advance and the queuing of its next event (`releaseNext`:
+ * the update done, the send never made), the head's message comes back settled and the next event
+ * is on no queue: the key would wait for the sweeper. So the lane's current head is queued once
+ * more, marked `resent`: a copy that finds it queued or held already is let go by `take`, and a
+ * resent copy that finds itself settled does not resend again, so duplicates cannot chain.
+ * Returns whether a head was queued.
+ */
+export async function resendHead(
+  lane: LaneAddress,
+  copy: DeliveryMessage,
+  subscription: OutboxAddress,
+  deps: { readonly lanes: OrderedLanes; readonly outbox: Pick<Outbox, 'enqueue'> },
+): Promise<boolean> {
+  if (copy.ordering?.resent === true) return false;
+  const { next, parked } = await deps.lanes.head(lane);
+  if (parked) return false;
+  const body = await deps.lanes.stored(lane, next);
+  if (body === undefined) return false;
+  const head = decodeDeliveryMessage(body);
+  await deps.outbox.enqueue(subscription, [{ ...head, ordering: { ...head.ordering!, resent: true } }]);
+  return true;
+}

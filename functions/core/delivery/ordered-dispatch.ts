@@ -21,7 +21,7 @@ import type { LaneAddress, OrderedLanes } from '../ordering/ordered-lanes.js';
 import type { LaneRuns } from '../ordering/lane-runs.js';
 import { decodeDeliveryMessage, type DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { takesBatches } from '../delivery-message/delivery-rules.js';
-import { isSettleMessage } from '../delivery-message/ordered-outbox.js';
+import { isSettleMessage, resendHead } from '../delivery-message/ordered-outbox.js';
 import { settleOnMessage } from '../delivery-message/settle-message.js';
 import { orderingKeyOf, parseSequence, type OrderingSettings } from '../ordering/ordering-settings.js';
 import { redrivenLaneKey } from '../ordering/replay-lanes.js';
@@ -131,6 +131,8 @@ export class OrderedDispatch {
           sequence: place.sequence,
           lane: taken,
         });
+        // It may be the head of a lane whose next event was never queued (a crash after the advance).
+        if (taken === 'settled') await resendHead(place.lane, delivery.message, this.subscription, this.deps);
         await apply(delivery, { kind: 'done' });
       }
     }

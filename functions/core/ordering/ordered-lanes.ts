@@ -94,6 +94,8 @@ export interface OrderedLanes {
   ): Promise<LaneTake>;
   /** The head is settled: the lane moves past it. Answers the next event's stored message, when there is one. */
   advance(lane: LaneAddress, sequence: number): Promise<string | undefined>;
+  /** The stored message of the appended event at `sequence`, while the lane has not moved past it. */
+  stored(lane: LaneAddress, sequence: number): Promise<string | undefined>;
   /** The head failed and the policy parks it: the lane holds everything from it until a redrive. */
   park(lane: LaneAddress, sequence: number): Promise<void>;
 }

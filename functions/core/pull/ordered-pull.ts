@@ -23,7 +23,7 @@
  * subscription may no longer receive (withheld) is settled unsent and releases the next.
  */
 import type { Outbox } from '../delivery-message/outbox.js';
-import { isSettleMessage, releaseNext } from '../delivery-message/ordered-outbox.js';
+import { isSettleMessage, releaseNext, resendHead } from '../delivery-message/ordered-outbox.js';
 import type { DeliveryMessage } from '../delivery-message/delivery-message.js';
 import { EventText } from '../cloudevents/event-text.js';
 import { settleOnMessage } from '../delivery-message/settle-message.js';
@@ -143,6 +143,8 @@ export class OrderedPull {
           sequence: place.sequence,
           lane: taken,
         });
+        // It may be the head of a lane whose next event was never queued (a crash after the advance).
+        if (taken === 'settled') await resendHead(lane, delivery, subscription, this.deps);
         drop.push(message);
       }
     }

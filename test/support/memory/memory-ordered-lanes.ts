@@ -142,6 +142,10 @@ export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
     return lane.parked ? undefined : lane.bodies.get(sequence + 1);
   }
 
+  async stored(address: LaneAddress, sequence: number): Promise<string | undefined> {
+    return this.lane(address).bodies.get(sequence);
+  }
+
   async park(address: LaneAddress, sequence: number): Promise<void> {
     const lane = this.lane(address);
     if (lane.next !== sequence) return;

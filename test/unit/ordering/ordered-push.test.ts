@@ -79,6 +79,26 @@ describe('ordered push delivery (issue 33 item 3)', () => {
     expect(inOrder(run.ofKey('k0'))).toEqual([1, 2, 3]);
   });
 
+  it('ORD-3: a process killed after the lane moved past its head, before the next event was queued, does not strand the key', async () => {
+    const run = harness('block', () => 204);
+    await run.publish(1, 3);
+    const head = await run.untilHeadQueued();
+    const advance = run.lanes.advanceThrough.bind(run.lanes);
+    let killed = false;
+    run.lanes.advanceThrough = async (lane, first, last) => {
+      const next = await advance(lane, first, last);
+      if (killed) return next;
+      killed = true;
+      // Died after the update, before the send: the next event is on no queue.
+      return undefined;
+    };
+    await run.drain();
+    // SQS hands event 1's message out again: it was never deleted.
+    run.queue.push({ ...head, receiveCount: 1 });
+    await run.drain();
+    expect([...new Set(inOrder(run.ofKey('k0')))]).toEqual([1, 2, 3]);
+  });
+
   it('ORD-3, PRIV-2: an event erased while it waited in its lane is passed over when its turn comes: the key goes on, the gap shows in sequence', async () => {
     const run = harness('block', () => 204);
     await run.publish(1, 3);
