@@ -158,7 +158,7 @@ export async function releaseNext(
  */
 export async function resendHead(
   lane: LaneAddress,
-  copy: DeliveryMessage,
+  copy: Pick<DeliveryMessage, 'ordering'>,
   subscription: OutboxAddress,
   deps: { readonly lanes: OrderedLanes; readonly outbox: Pick<Outbox, 'enqueue'> },
 ): Promise<boolean> {

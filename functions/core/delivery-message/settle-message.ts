@@ -5,7 +5,7 @@
  * staged events whose window has passed, in acceptance order — and queues the lane's head.
  */
 import { decodeDeliveryMessage, type OrderingMark } from './delivery-message.js';
-import { sequencedBody, SETTLING_WINDOW_MS } from './ordered-outbox.js';
+import { resendHead, sequencedBody, SETTLING_WINDOW_MS } from './ordered-outbox.js';
 import type { Outbox, OutboxAddress } from './outbox.js';
 import type { Log } from '../ports/log.js';
 import { LATE_APPEND_MESSAGE, settleLane, settlesAt } from '../ordering/lane-settling.js';
@@ -24,7 +24,7 @@ export interface SettleMessageDependencies {
 
 /**
  * Settles the lane of the settle message `holder` (a queue message id) with `ordering` (its key
- * and position). Answers undefined when the message is done, or the seconds after which it is to
+ * and position); `returning`: the message was received before. Answers undefined when the message is done, or the seconds after which it is to
  * come back: it came before its window (a clock step), or another settler holds the lane.
  */
 export async function settleOnMessage(
@@ -33,6 +33,8 @@ export async function settleOnMessage(
   ordering: OrderingMark,
   now: number,
   deps: SettleMessageDependencies,
+  /** The message was received before and not deleted: its settler may have died after appending. */
+  returning = false,
 ): Promise<number | undefined> {
   const lane = { subscriptionId: subscription.id, key: ordering.key };
   const settlingWindowMs = deps.settlingWindowMs ?? SETTLING_WINDOW_MS;
@@ -43,5 +45,9 @@ export async function settleOnMessage(
   for (const { deliveryId, sequence } of outcome.late)
     deps.log.warn(LATE_APPEND_MESSAGE, { subscriptionId: subscription.id, deliveryId, sequence });
   if (outcome.heads.length > 0) await deps.outbox.enqueue(subscription, outcome.heads.map(decodeDeliveryMessage));
+  // Back with nothing left to append: a settler that died between appending and queuing the head
+  // (a kill -9) left the lane waiting for a head on no queue. Queue it once more (a copy that finds
+  // it queued or held already is let go).
+  else if (returning && outcome.appended === 0) await resendHead(lane, { ordering }, subscription, deps);
   return undefined;
 }

@@ -147,7 +147,14 @@ export class OrderedDispatch {
    */
   private async settleLaneOf(delivery: QueuedDelivery): Promise<NextStep> {
     const { message, messageId } = delivery;
-    const later = await settleOnMessage(this.subscription, messageId, message.ordering!, this.deps.now(), this.deps);
+    const later = await settleOnMessage(
+      this.subscription,
+      messageId,
+      message.ordering!,
+      this.deps.now(),
+      this.deps,
+      delivery.receiveCount > 1,
+    );
     return later === undefined ? { kind: 'done' } : { kind: 'retry', delaySeconds: later };
   }
 

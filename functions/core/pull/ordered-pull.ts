@@ -100,6 +100,7 @@ export class OrderedPull {
           delivery.ordering!,
           this.deps.clock(),
           this.deps,
+          message.receiveCount > 1,
         );
         if (seconds === undefined) drop.push(message);
         else later.push({ message, seconds });

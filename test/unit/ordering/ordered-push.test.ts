@@ -99,6 +99,26 @@ describe('ordered push delivery (issue 33 item 3)', () => {
     expect([...new Set(inOrder(run.ofKey('k0')))]).toEqual([1, 2, 3]);
   });
 
+  it('ORD-3: a settler killed after appending its lane, before queuing the head, does not strand the key: its message comes back and queues the head', async () => {
+    const run = harness('block', () => 204);
+    await run.publish(1, 3);
+    // One settle message for the key's three events (one router batch).
+    const [settle] = run.queue.filter((task) => decodeDeliveryMessage(task.body).ordering?.sequence === undefined);
+    const enqueue = run.h.deps.outbox.enqueue.bind(run.h.deps.outbox);
+    let killed = false;
+    run.h.deps.outbox.enqueue = async (subscription, messages) => {
+      if (killed) return enqueue(subscription, messages);
+      // Died after the lane was appended and unstaged, before the head was sent.
+      killed = true;
+    };
+    await run.drain();
+    expect(inOrder(run.ofKey('k0'))).toEqual([]);
+    // SQS hands the settle message out again: it was never deleted.
+    run.queue.push({ ...settle!, receiveCount: 1 });
+    await run.drain();
+    expect(inOrder(run.ofKey('k0'))).toEqual([1, 2, 3]);
+  });
+
   it('ORD-3, PRIV-2: an event erased while it waited in its lane is passed over when its turn comes: the key goes on, the gap shows in sequence', async () => {
     const run = harness('block', () => 204);
     await run.publish(1, 3);
