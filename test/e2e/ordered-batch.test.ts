@@ -7,9 +7,6 @@
  * ./ordered-push.test.ts does) and compares what each costs per event.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { callApi } from '../support/koerier-api.js';
@@ -42,20 +39,19 @@ const authority = createLocalCertificateAuthority();
 const receivers: HttpsReceiver[] = [];
 const costs: Record<string, PerEvent> = {};
 let koerier: TestHost;
-let dir: string;
 let dynamodb: RequestCounter;
 let sqs: RequestCounter;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'koerier-ordered-batch-'));
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  koerier = await startTestHost({
-    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
-    [settingEnv.validationAgreedClients]: 'dev-subscriber',
-    [settingEnv.publishRatePerMinute]: '1000000',
-    // As ./ordered-push.test.ts: room for the inbound queue's latency on a loaded laptop.
-    [settingEnv.orderingSettlingMs]: '3000',
-  });
+  koerier = await startTestHost(
+    {
+      [settingEnv.validationAgreedClients]: 'dev-subscriber',
+      [settingEnv.publishRatePerMinute]: '1000000',
+      // As ./ordered-push.test.ts: room for the inbound queue's latency on a loaded laptop.
+      [settingEnv.orderingSettlingMs]: '3000',
+    },
+    { trustAuthority: authority },
+  );
   dynamodb = countRequests(koerier.host.awsClients.dynamodb);
   sqs = countRequests(koerier.host.awsClients.sqs);
 });
@@ -63,7 +59,6 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const receiver of receivers) await receiver.close();
   await koerier?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 /** KEYS × EVENTS published to a new ordered subscription; answers each request's events, as received. */

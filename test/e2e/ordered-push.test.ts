@@ -8,9 +8,6 @@
  * run after a kill -9 found a lost lane head and waits for its fix (docs/ORDERING.md).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { callApi } from '../support/koerier-api.js';
@@ -30,29 +27,27 @@ const CONNECTIONS = 5;
 
 const authority = createLocalCertificateAuthority();
 let koerier: TestHost;
-let dir: string;
 let receiver: HttpsReceiver;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'koerier-ordered-'));
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  koerier = await startTestHost({
-    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
-    [settingEnv.validationAgreedClients]: 'dev-subscriber',
-    [settingEnv.publishRatePerMinute]: '1000000',
-    // The window must cover the time from an event's 202 until the router has staged it: the
-    // inbound queue's latency. On the laptop the router shares 2 cores with the publishers and, in
-    // CI, with the rest of the suite: 3 s, not the 1 s default (1 s passed too on a machine loaded
-    // by three other test runs; docs/ORDERING.md, "Acceptance order").
-    [settingEnv.orderingSettlingMs]: '3000',
-  });
+  koerier = await startTestHost(
+    {
+      [settingEnv.validationAgreedClients]: 'dev-subscriber',
+      [settingEnv.publishRatePerMinute]: '1000000',
+      // The window must cover the time from an event's 202 until the router has staged it: the
+      // inbound queue's latency. On the laptop the router shares 2 cores with the publishers and, in
+      // CI, with the rest of the suite: 3 s, not the 1 s default (1 s passed too on a machine loaded
+      // by three other test runs; docs/ORDERING.md, "Acceptance order").
+      [settingEnv.orderingSettlingMs]: '3000',
+    },
+    { trustAuthority: authority },
+  );
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
 });
 
 afterAll(async () => {
   await receiver?.close();
   await koerier?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 describe('ordered push delivery on the laptop host (issue 33)', () => {

@@ -8,9 +8,6 @@
  * with the lock's `replay`. Unit tests: test/unit/ordering/ordered-replay.test.ts.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { callApi } from '../support/koerier-api.js';
@@ -31,26 +28,24 @@ const CONNECTIONS = 3;
 
 const authority = createLocalCertificateAuthority();
 let koerier: TestHost;
-let dir: string;
 let receiver: HttpsReceiver;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'koerier-ordered-replay-'));
-  await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
-  koerier = await startTestHost({
-    [settingEnv.outboundCaFile]: join(dir, 'ca.pem'),
-    [settingEnv.validationAgreedClients]: 'dev-subscriber',
-    [settingEnv.publishRatePerMinute]: '1000000',
-    // As ordered-push.test.ts: room for the live path's router on 2 shared cores (a replay has no window).
-    [settingEnv.orderingSettlingMs]: '3000',
-  });
+  koerier = await startTestHost(
+    {
+      [settingEnv.validationAgreedClients]: 'dev-subscriber',
+      [settingEnv.publishRatePerMinute]: '1000000',
+      // As ordered-push.test.ts: room for the live path's router on 2 shared cores (a replay has no window).
+      [settingEnv.orderingSettlingMs]: '3000',
+    },
+    { trustAuthority: authority },
+  );
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
 });
 
 afterAll(async () => {
   await receiver?.close();
   await koerier?.stop();
-  await rm(dir, { recursive: true, force: true });
 });
 
 interface Arrived {
