@@ -10,6 +10,8 @@ import { DynamoDbOrderedLanes } from '../../functions/aws/dynamodb-ordered-lanes
 import type { WaitingLaneEvent } from '../../functions/core/erasure/ports.js';
 import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
+import type { LaneAddress, StagedEvent } from '../../functions/core/ordering/ordered-lanes.js';
+import { countRequests } from '../support/request-counter.js';
 
 const NOW = Date.UTC(2026, 10, 29, 12);
 let emulators: Emulators;
@@ -153,5 +155,108 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
       cursor = page.cursor;
     } while (cursor !== undefined);
     expect(after.filter((one) => one.body === 'late rewrite')).toEqual([]);
+  });
+  describe('a settle pass (appendStaged)', () => {
+    const position = (n: number) => 1_800_000_000_000_000 + n * 1_000;
+    const stageAll = async (lane: LaneAddress, ids: readonly string[], from = 1) => {
+      const events = ids.map((deliveryId, i) => ({
+        deliveryId,
+        position: position(from + i),
+        body: `staged ${deliveryId}`,
+      }));
+      for (const event of events) await lanes.stage(lane, event);
+      return events;
+    };
+    const build = (staged: StagedEvent, sequence: number) => `${staged.deliveryId} at ${sequence}`;
+    const claim = (lane: LaneAddress, holder: string, now = NOW) =>
+      lanes.claimSettling(lane, { holder, until: now + 60_000, now });
+
+    it('ORD-2: thirty staged events numbered 1..30 in acceptance order, stored and unstaged in a few requests, not several per event', async () => {
+      const lane = { subscriptionId: 'sub-pass', key: 'leerling-30' };
+      const ids = Array.from({ length: 30 }, (_, i) => `s${i}`);
+      await stageAll(lane, ids);
+      expect(await claim(lane, 'settler-1')).toBe(true);
+      const counter = countRequests(dynamodb);
+      const staged = await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100);
+      const pass = await lanes.appendStaged(lane, staged, build, 'settler-1');
+      const requests = counter.total();
+      expect(pass.leaseLost).toBe(false);
+      expect(pass.appended.map((one) => [one.deliveryId, one.sequence])).toEqual(ids.map((id, i) => [id, i + 1]));
+      expect(await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100)).toEqual([]);
+      expect(await lanes.stored(lane, 30)).toBe('s29 at 30');
+      // Read, staged query, two groups (25 + 5) of one update and three batch writes: 10, not 5 × 30.
+      expect(requests).toBeLessThanOrEqual(10);
+      // Staged again by a router retry, a settled event keeps its place; one accepted earlier but staged late goes at the end.
+      await lanes.stage(lane, { deliveryId: 's3', position: position(4), body: 'again' });
+      await lanes.stage(lane, { deliveryId: 'late', position: position(2) + 1, body: 'late' });
+      const again = await lanes.appendStaged(
+        lane,
+        await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100),
+        build,
+        'settler-1',
+      );
+      expect(again.appended.map((one) => [one.deliveryId, one.sequence, one.late ?? false])).toEqual([
+        ['s3', 4, false],
+        ['late', 31, true],
+      ]);
+      expect(await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100)).toEqual([]);
+    });
+
+    it('ORD-3: a settler killed after numbering a group, before storing it: the settler taking over gives the same numbers, none twice, none skipped', async () => {
+      const lane = { subscriptionId: 'sub-pass-crash', key: 'leerling-kill' };
+      class KilledBeforeStoring extends DynamoDbOrderedLanes {
+        protected override async storeNumbered(): Promise<void> {
+          throw new Error('killed');
+        }
+      }
+      const dying = new KilledBeforeStoring(
+        dynamodb,
+        emulators.resourceEnvironment[resourceEnv.table('deliveries')]!,
+        () => NOW,
+      );
+      await stageAll(lane, ['k1', 'k2', 'k3']);
+      expect(await claim(lane, 'settler-dies')).toBe(true);
+      await expect(
+        dying.appendStaged(lane, await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100), build, 'settler-dies'),
+      ).rejects.toThrow('killed');
+      // Numbered, not stored: still staged. Two more staged meanwhile.
+      await stageAll(lane, ['k4', 'k5'], 4);
+      expect(await claim(lane, 'settler-next', NOW + 61_000)).toBe(true);
+      const pass = await lanes.appendStaged(
+        lane,
+        await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100),
+        build,
+        'settler-next',
+      );
+      expect(pass.appended.map((one) => [one.deliveryId, one.sequence])).toEqual([
+        ['k1', 1],
+        ['k2', 2],
+        ['k3', 3],
+        ['k4', 4],
+        ['k5', 5],
+      ]);
+      expect(await Promise.all([1, 2, 3, 4, 5].map((n) => lanes.stored(lane, n)))).toEqual([
+        'k1 at 1',
+        'k2 at 2',
+        'k3 at 3',
+        'k4 at 4',
+        'k5 at 5',
+      ]);
+    });
+
+    it('ORD-3: a settler whose lease ran out and was taken numbers nothing more (the fence); the new holder numbers it all once', async () => {
+      const lane = { subscriptionId: 'sub-pass-fence', key: 'leerling-slow' };
+      await stageAll(lane, ['f1', 'f2']);
+      expect(await claim(lane, 'settler-slow')).toBe(true);
+      const staged = await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100);
+      expect(await claim(lane, 'settler-new', NOW + 61_000)).toBe(true);
+      expect(await lanes.appendStaged(lane, staged, build, 'settler-slow')).toEqual({ appended: [], leaseLost: true });
+      const pass = await lanes.appendStaged(lane, staged, build, 'settler-new');
+      expect(pass.appended.map((one) => [one.deliveryId, one.sequence])).toEqual([
+        ['f1', 1],
+        ['f2', 2],
+      ]);
+      expect(await lanes.head(lane)).toEqual({ next: 1, parked: false });
+    });
   });
 });

@@ -5,11 +5,13 @@
  * settle message delayed by the window, so a busy router never holds a batch (and the events
  * behind it in the inbound queue) for the window, which is what used to make it late.
  *
- * One settler at a time per lane (a lease on the lane's state): staged events are appended in
- * order, each one fully (numbered, stored, its place remembered) before the next, so a settler
- * that takes over after a crash finds every earlier event's place again and numbers nothing twice.
+ * One settler at a time per lane (a lease on the lane's state, and every numbering fenced by it):
+ * staged events are appended in order, a few at a time, each group fully (numbered, stored, its
+ * places remembered, unstaged) before the next, and the lane's state names the group numbered last,
+ * so a settler that takes over after a crash finds every earlier event's place again and numbers
+ * nothing twice (`OrderedLanes.appendStaged`).
  */
-import type { LaneAddress, OrderedLanes, StagedEvent } from './ordered-lanes.js';
+import type { LaneAddress, LaneHead, OrderedLanes, SettledAppend, StagedEvent } from './ordered-lanes.js';
 
 /**
  * The log line of an event appended out of acceptance order (docs/ORDERING.md): the stack's alarm
@@ -61,33 +63,29 @@ export async function settleLane(
 ): Promise<SettleOutcome> {
   const { holder, now, settlingWindowMs } = options;
   if (!(await lanes.claimSettling(lane, { holder, until: now + SETTLING_LEASE_MS, now }))) return { kind: 'busy' };
+  const upTo = settledUpTo(now, settlingWindowMs);
+  const appended: SettledAppend[] = [];
+  const late: { deliveryId: string; sequence: number }[] = [];
+  let released: LaneHead | undefined;
   try {
-    const upTo = settledUpTo(now, settlingWindowMs);
-    const appended: { readonly sequence: number; readonly body: string }[] = [];
-    const late: { deliveryId: string; sequence: number }[] = [];
     for (;;) {
       const page = await lanes.staged(lane, upTo, STAGED_PAGE);
-      for (const staged of page) {
-        const one = await lanes.append(
-          lane,
-          staged.deliveryId,
-          (sequence) => options.build(staged, sequence),
-          staged.position,
-          false,
-        );
-        if (one.late === true) late.push({ deliveryId: staged.deliveryId, sequence: one.sequence });
+      const pass = await lanes.appendStaged(lane, page, options.build, holder);
+      for (const one of pass.appended) {
+        if (one.late === true) late.push({ deliveryId: one.deliveryId, sequence: one.sequence });
         appended.push(one);
-        await lanes.unstage(lane, staged);
       }
-      if (page.length < STAGED_PAGE) break;
+      // Another settler took the lease over (this one outlasted it): what is left is its to append.
+      if (pass.leaseLost || page.length < STAGED_PAGE) break;
     }
-    if (appended.length === 0) return { kind: 'settled', heads: [], late, appended: 0 };
-    // Stored first, read after (the delivery function advancing the lane does the reverse): if the
-    // lane reached one of these meanwhile, either it or we queue it (docs/ORDERING.md, "Design" 4).
-    const { next, parked } = await lanes.head(lane);
-    const heads = parked ? [] : appended.filter((one) => one.sequence === next).map((one) => one.body);
-    return { kind: 'settled', heads, late, appended: appended.length };
   } finally {
-    await lanes.releaseSettling(lane, holder);
+    released = await lanes.releaseSettling(lane, holder);
   }
+  if (appended.length === 0) return { kind: 'settled', heads: [], late, appended: 0 };
+  // Stored first, read after (the delivery function advancing the lane does the reverse): if the
+  // lane reached one of these meanwhile, either it or we queue it (docs/ORDERING.md, "Design" 4).
+  // The release read the head after the stores; a settler that lost its lease reads it itself.
+  const { next, parked } = released ?? (await lanes.head(lane));
+  const heads = parked ? [] : appended.filter((one) => one.sequence === next).map((one) => one.body);
+  return { kind: 'settled', heads, late, appended: appended.length };
 }

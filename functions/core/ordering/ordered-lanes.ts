@@ -43,6 +43,21 @@ export interface Appended {
  */
 export type LaneTake = 'mine' | 'settled' | 'held' | 'early' | 'parked';
 
+/** The lane's first unsettled sequence, and whether it waits parked. */
+export interface LaneHead {
+  readonly next: number;
+  readonly parked: boolean;
+}
+
+/** A staged event as `appendStaged` appended it. */
+export interface SettledAppend {
+  readonly deliveryId: string;
+  readonly sequence: number;
+  readonly body: string;
+  /** Appended at the end, out of acceptance order (as `Appended.late`). */
+  readonly late?: boolean;
+}
+
 /** An event staged in a lane, waiting for its settling window to pass. */
 export interface StagedEvent {
   readonly deliveryId: string;
@@ -64,10 +79,27 @@ export interface OrderedLanes {
    * holder's lease runs. One settler at a time appends, so a staged event is numbered once.
    */
   claimSettling(lane: LaneAddress, lease: { holder: string; until: number; now: number }): Promise<boolean>;
-  /** Gives the lease back (only `holder`'s own). */
-  releaseSettling(lane: LaneAddress, holder: string): Promise<void>;
+  /**
+   * Appends staged events — as `staged` read them, lowest position first — under `settler`'s
+   * settling lease, in that order, and takes them out of staging: a settle pass in a few requests
+   * rather than several per event. Fenced by the lease: once another settler holds it, nothing more
+   * is numbered (`leaseLost`; what was appended before is answered). An event that got its place
+   * before keeps it — the router staged a settled event again, or a settler died between numbering
+   * and unstaging — and one at or below a position numbered before is appended at the end, `late`.
+   */
+  appendStaged(
+    lane: LaneAddress,
+    events: readonly StagedEvent[],
+    build: (staged: StagedEvent, sequence: number) => string,
+    settler: string,
+  ): Promise<{ readonly appended: readonly SettledAppend[]; readonly leaseLost: boolean }>;
+  /**
+   * Gives the lease back (only `holder`'s own) and answers the lane's head as the release found it
+   * (read after everything the settler stored); undefined when `holder` no longer held the lease.
+   */
+  releaseSettling(lane: LaneAddress, holder: string): Promise<LaneHead | undefined>;
   /** The lane's first unsettled sequence, and whether it waits parked: which appended event is its head. */
-  head(lane: LaneAddress): Promise<{ readonly next: number; readonly parked: boolean }>;
+  head(lane: LaneAddress): Promise<LaneHead>;
   /**
    * Appends a delivery at the lane's end; `build` makes the stored message for the sequence it
    * gets. The same `deliveryId` again (the router retrying a record) answers its first place.

@@ -2,8 +2,10 @@
 import type {
   Appended,
   LaneAddress,
+  LaneHead,
   LaneTake,
   OrderedLanes,
+  SettledAppend,
   StagedEvent,
 } from '../../../functions/core/ordering/ordered-lanes.js';
 import type { LaneRuns, RunBehind } from '../../../functions/core/ordering/lane-runs.js';
@@ -80,9 +82,11 @@ export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
     return true;
   }
 
-  async releaseSettling(address: LaneAddress, holder: string): Promise<void> {
+  async releaseSettling(address: LaneAddress, holder: string): Promise<LaneHead | undefined> {
     const lane = this.lane(address);
-    if (lane.settler === holder) lane.settler = lane.settleUntil = undefined;
+    if (lane.settler !== holder) return undefined;
+    lane.settler = lane.settleUntil = undefined;
+    return { next: lane.next, parked: lane.parked };
   }
 
   async head(address: LaneAddress): Promise<{ next: number; parked: boolean }> {
@@ -112,6 +116,35 @@ export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
     const body = build(sequence);
     lane.bodies.set(sequence, body);
     return { sequence, body, head: headOf(sequence), ...(late ? { late } : {}) };
+  }
+
+  async appendStaged(
+    address: LaneAddress,
+    events: readonly StagedEvent[],
+    build: (staged: StagedEvent, sequence: number) => string,
+    settler: string,
+  ): Promise<{ appended: SettledAppend[]; leaseLost: boolean }> {
+    const lane = this.lane(address);
+    const appended: SettledAppend[] = [];
+    for (const event of events) {
+      // The fence: a settler whose lease another took numbers nothing more.
+      if (lane.settler !== settler) return { appended, leaseLost: true };
+      const one = await this.append(
+        address,
+        event.deliveryId,
+        (sequence) => build(event, sequence),
+        event.position,
+        false,
+      );
+      lane.staging.delete(event.deliveryId);
+      appended.push({
+        deliveryId: event.deliveryId,
+        sequence: one.sequence,
+        body: one.body,
+        ...(one.late ? { late: true } : {}),
+      });
+    }
+    return { appended, leaseLost: false };
   }
 
   async take(
