@@ -1,0 +1,272 @@
+/**
+ * Ordered push delivery per key (issue 33, docs/ORDERING.md) on the laptop host, against
+ * unordered push in the same run, through the whole path (ingest, inbound queue, router, lanes in
+ * dynalite, deliveries queue, delivery function) to local HTTPS receivers:
+ *
+ * - throughput: KEYS keys × EVENTS_PER_KEY events, published over PUBLISH_CONNECTIONS connections
+ *   (each owns a quarter of the keys and sends event n of each in one request, then event n + 1
+ *   after the 202), to an ordered subscription
+ *   (`ordering: {key: "partitionkey"}`) and, in rounds taken in turns (U O O U …), to an unordered
+ *   one of the same sink. Two rates per round: events over the time from the first publish to the
+ *   last delivery (what a publisher sees; the ordered side pays the settling window once), and
+ *   events over the time from the first delivery to the last (the drain itself). Goal: ordered ≥
+ *   0.7× unordered with 100 keys.
+ * - latency of the other keys while one key is blocked: LATENCY_KEYS keys, one event per key
+ *   every LATENCY_SPACING_MS in turn, each alone in its request, the 202 to the receiver; once
+ *   with every key taken, once with `key-0` refused (500, retried every 1–2 s, `block`). The p99
+ *   of the other keys is compared. Goal: within 10 %.
+ *
+ * The circuit breaker is per subscription (docs/ORDERING.md, "Limits"): its threshold is set out of
+ * reach here so that the lanes are measured, not the breaker. The emulators are single-threaded
+ * JavaScript in this process: the ratio carries over to AWS, the rates do not.
+ * Run: `npm run bench -- ordered-delivery` (or `npx tsx bench/ordered-delivery.ts`).
+ */
+import { randomUUID } from 'node:crypto';
+import { writeFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
+import { join } from 'node:path';
+import { settingEnv } from '../functions/config.js';
+import type { KoerierHost } from '../local/host.js';
+import { startBenchHost } from './_probe-host.js';
+import {
+  createLocalCertificateAuthority,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceiverScript,
+} from '../test/support/https-receiver.js';
+import { apiAs, callApi, publishEvents, type KoerierClient } from '../test/support/koerier-api.js';
+
+const KEYS = 100;
+const EVENTS_PER_KEY = Number(process.env['BENCH_ORDERED_EVENTS_PER_KEY'] ?? 10);
+const PUBLISH_CONNECTIONS = 4;
+/** Throughput rounds per side, in turns U O O U. */
+const ROUNDS = 2;
+const LATENCY_KEYS = 20;
+const LATENCY_EVENTS = Number(process.env['BENCH_ORDERED_LATENCY_EVENTS'] ?? 300);
+const LATENCY_SPACING_MS = 20;
+const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:bench';
+const GOAL = { throughputRatio: 0.7, otherKeysP99Ratio: 1.1 } as const;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+async function until(done: () => boolean, timeoutMs: number, what: () => string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!done()) {
+    if (Date.now() > deadline) throw new Error(`timed out: ${what()}`);
+    await sleep(50);
+  }
+}
+
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!;
+
+interface Bench {
+  readonly host: KoerierHost;
+  readonly manager: string;
+  readonly publisher: KoerierClient;
+  readonly authority: ReturnType<typeof createLocalCertificateAuthority>;
+  readonly receivers: HttpsReceiver[];
+}
+
+/** A subscription of its own type to a receiver of its own; ordered or not. */
+async function subscribe(bench: Bench, ordered: boolean, script?: ReceiverScript) {
+  const receiver = await startHttpsReceiver({ authority: bench.authority, ...(script ? { script } : {}) });
+  bench.receivers.push(receiver);
+  const type = `nl.example.bench.ordered.${randomUUID().slice(0, 8)}.v1`;
+  const created = await callApi(bench.host.apiUrl, bench.manager, 'POST', '/subscriptions', {
+    sink: receiver.url,
+    types: [type],
+    validation: 'agreed',
+    sinkcredential: receiver.sinkCredential,
+    ...(ordered ? { ordering: { key: 'partitionkey', onFailure: 'block' } } : {}),
+  });
+  if (created.status !== 201) throw new Error(`subscription answered ${created.status}: ${created.text}`);
+  return { receiver, type };
+}
+
+/** One throughput round: every event published, then waited for at the receiver. */
+async function throughputRound(bench: Bench, ordered: boolean, eventsPerKey = EVENTS_PER_KEY) {
+  const { receiver, type } = await subscribe(bench, ordered);
+  const total = KEYS * eventsPerKey;
+  const started = Date.now();
+  // Connection c owns the keys k with k % PUBLISH_CONNECTIONS = c and sends event n of all of
+  // them in one request, then event n + 1 after the 202: every key's events are accepted in order.
+  await Promise.all(
+    Array.from({ length: PUBLISH_CONNECTIONS }, async (_, c) => {
+      const keys = Array.from({ length: KEYS }, (_, k) => k).filter((k) => k % PUBLISH_CONNECTIONS === c);
+      for (let n = 1; n <= eventsPerKey; n++) {
+        const batch = keys.map((k) => ({
+          specversion: '1.0',
+          id: randomUUID(),
+          source: SOURCE,
+          type,
+          partitionkey: `key-${k}`,
+          data: { n },
+        }));
+        const { response } = await publishEvents(bench.publisher, batch);
+        if (response.status !== 202) throw new Error(`publish answered ${response.status}`);
+      }
+    }),
+  );
+  const published = Date.now();
+  await until(
+    () => receiver.requests.length >= total,
+    600_000,
+    () => `${receiver.requests.length} of ${total} delivered`,
+  );
+  const first = receiver.requests[0]!.receivedAt;
+  const last = Math.max(...receiver.requests.map((r) => r.receivedAt));
+  const outOfOrder = ordered ? keysOutOfOrder(receiver) : 0;
+  return {
+    side: ordered ? 'ordered' : 'unordered',
+    publishMs: published - started,
+    publishToLastDeliveryMs: last - started,
+    firstToLastDeliveryMs: last - first,
+    endToEndPerSecond: Math.round(total / ((last - started) / 1000)),
+    drainPerSecond: Math.round(total / ((last - first) / 1000)),
+    keysOutOfOrder: outOfOrder,
+  };
+}
+
+function keysOutOfOrder(receiver: HttpsReceiver): number {
+  const byKey = new Map<string, number[]>();
+  for (const r of receiver.requests) {
+    const event = JSON.parse(r.body) as { partitionkey: string; data: { n: number } };
+    byKey.set(event.partitionkey, [...(byKey.get(event.partitionkey) ?? []), event.data.n]);
+  }
+  return [...byKey.values()].filter((ns) => ns.some((n, i) => n !== i + 1)).length;
+}
+
+/** Latencies (202 to receiver) of every key but `key-0`, sorted; `key-0` refused throughout when `blocked`. */
+async function otherKeysLatency(bench: Bench, blocked: boolean) {
+  const refuseKey0: ReceiverScript = (_, request) =>
+    (JSON.parse(request.body) as { partitionkey: string }).partitionkey === 'key-0'
+      ? { respond: 500 }
+      : { respond: 204 };
+  const { receiver, type } = await subscribe(bench, true, blocked ? refuseKey0 : undefined);
+  const acceptedAt = new Map<string, number>();
+  let others = 0;
+  for (let i = 0; i < LATENCY_EVENTS; i++) {
+    const key = `key-${i % LATENCY_KEYS}`;
+    const id = randomUUID();
+    const event = { specversion: '1.0', id, source: SOURCE, type, partitionkey: key, data: { i } };
+    const { response } = await publishEvents(bench.publisher, event);
+    if (response.status !== 202) throw new Error(`publish answered ${response.status}`);
+    acceptedAt.set(id, Date.now());
+    if (key !== 'key-0') others++;
+    await sleep(LATENCY_SPACING_MS);
+  }
+  const otherRequests = () =>
+    receiver.requests.filter((r) => (JSON.parse(r.body) as { partitionkey: string }).partitionkey !== 'key-0');
+  await until(
+    () => otherRequests().length >= others,
+    300_000,
+    () => `${otherRequests().length} of ${others} other keys' events delivered`,
+  );
+  const tail = otherRequests()
+    .map((r) => ({ ms: r.receivedAt - acceptedAt.get((JSON.parse(r.body) as { id: string }).id)!, body: JSON.parse(r.body) as { id: string; partitionkey: string; sequence: string; data: { i: number } } }))
+    .filter((x) => x.ms > 3000)
+    .map((x) => ({ ms: x.ms, id: x.body.id, key: x.body.partitionkey, seq: x.body.sequence, i: x.body.data.i }));
+  console.log('TAIL', blocked, JSON.stringify(tail));
+  const latencies = otherRequests()
+    .map((r) => r.receivedAt - acceptedAt.get((JSON.parse(r.body) as { id: string }).id)!)
+    .sort((a, b) => a - b);
+  const key0Attempts = receiver.requests.length - otherRequests().length;
+  return {
+    p50Ms: percentile(latencies, 50),
+    p99Ms: percentile(latencies, 99),
+    maxMs: latencies.at(-1)!,
+    samples: latencies.length,
+    key0Attempts,
+  };
+}
+
+export async function run(): Promise<Record<string, unknown>> {
+  const loadAtStart = Number(loadavg()[0]!.toFixed(2));
+  const authority = createLocalCertificateAuthority();
+  const benchHost = await startBenchHost('ordered', {
+    prepare: async (dir) => {
+      await writeFile(join(dir, 'ca.pem'), authority.certificatePem);
+      return { [settingEnv.outboundCaFile]: join(dir, 'ca.pem') };
+    },
+    settings: {
+      [settingEnv.validationAgreedClients]: 'dev-subscriber',
+      [settingEnv.publishRatePerMinute]: '1000000',
+      [settingEnv.deliveryRetryInitialSeconds]: '1',
+      [settingEnv.deliveryRetryMaxDelaySeconds]: '2',
+      [settingEnv.deliveryBreakerFailures]: '1000',
+    },
+  });
+  const { host } = benchHost;
+  const bench: Bench = {
+    host,
+    authority,
+    receivers: [],
+    manager: await host.issueToken('dev-subscriber', ['subscriptions:manage']),
+    publisher: apiAs(host.apiUrl, await host.issueToken('dev-publisher', ['events:publish']), { retries: 0 }),
+  };
+  try {
+    // Warm-up: a small round of each, not counted.
+
+    const rounds: Awaited<ReturnType<typeof throughputRound>>[] = [];
+    for (let r = 0; r < 0; r++) {
+      const order = r % 2 === 0 ? [false, true] : [true, false];
+      for (const ordered of order) rounds.push(await throughputRound(bench, ordered));
+    }
+    const best = (side: string, field: 'endToEndPerSecond' | 'drainPerSecond') =>
+      Math.max(...rounds.filter((r) => r.side === side).map((r) => r[field]));
+    const latency = { unblocked: [] as unknown[], blocked: [] as unknown[] };
+    const p99s = { unblocked: [] as number[], blocked: [] as number[] };
+    for (const blocked of [false, false, false]) {
+      const measured = await otherKeysLatency(bench, blocked);
+      (blocked ? latency.blocked : latency.unblocked).push(measured);
+      (blocked ? p99s.blocked : p99s.unblocked).push(measured.p99Ms);
+    }
+    const mean = (xs: number[]) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    const throughputRatio = Number(
+      (best('ordered', 'endToEndPerSecond') / best('unordered', 'endToEndPerSecond')).toFixed(2),
+    );
+    const drainRatio = Number((best('ordered', 'drainPerSecond') / best('unordered', 'drainPerSecond')).toFixed(2));
+    const p99Ratio = Number((mean(p99s.blocked) / mean(p99s.unblocked)).toFixed(2));
+    return {
+      loadAtStart,
+      loadAtEnd: Number(loadavg()[0]!.toFixed(2)),
+      settlingWindowMs: Number(process.env[settingEnv.orderingSettlingMs] ?? 1000),
+      throughput: {
+        keys: KEYS,
+        eventsPerKey: EVENTS_PER_KEY,
+        eventsPerRequest: KEYS / PUBLISH_CONNECTIONS,
+        publishConnections: PUBLISH_CONNECTIONS,
+        rounds,
+        best: {
+          unordered: {
+            endToEndPerSecond: best('unordered', 'endToEndPerSecond'),
+            drainPerSecond: best('unordered', 'drainPerSecond'),
+          },
+          ordered: {
+            endToEndPerSecond: best('ordered', 'endToEndPerSecond'),
+            drainPerSecond: best('ordered', 'drainPerSecond'),
+          },
+        },
+        ratio: { endToEnd: throughputRatio, drain: drainRatio },
+        goal: GOAL.throughputRatio,
+        met: throughputRatio >= GOAL.throughputRatio,
+      },
+      otherKeysWhileOneBlocked: {
+        keys: LATENCY_KEYS,
+        events: LATENCY_EVENTS,
+        spacingMs: LATENCY_SPACING_MS,
+        order: 'unblocked, blocked, blocked, unblocked',
+        ...latency,
+        p99Ratio,
+        goal: GOAL.otherKeysP99Ratio,
+        met: p99Ratio <= GOAL.otherKeysP99Ratio,
+      },
+    };
+  } finally {
+    await Promise.all(bench.receivers.map((r) => r.close()));
+    await benchHost.stop();
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) console.log(JSON.stringify(await run(), null, 2));
