@@ -50,12 +50,7 @@ export async function settleOnMessage(
     ...(deps.clock === undefined ? {} : { clock: deps.clock }),
   });
   if (outcome.kind === 'busy') return SETTLE_BUSY_RETRY_SECONDS;
-  if (outcome.kind === 'rang') {
-    // The holder it rang appends what is staged; but a message back after its settler died between
-    // settling and queuing the head finds that head already appended, which no pass queues again.
-    if (returning) await resendHead(lane, { ordering }, subscription, deps);
-    return undefined;
-  }
+  if (outcome.kind === 'rang') return undefined;
   for (const { deliveryId, sequence } of outcome.late)
     deps.log.warn(LATE_APPEND_MESSAGE, { subscriptionId: subscription.id, deliveryId, sequence });
   if (outcome.heads.length > 0) await deps.outbox.enqueue(subscription, outcome.heads.map(decodeDeliveryMessage));
