@@ -5,7 +5,7 @@
  * update per group, fenced by the lease — and stores them (core/ordering/lane-settling.ts).
  */
 import { DeleteItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
-import type { LaneAddress, SettledAppend, SettlingRelease, StagedEvent } from '../core/ordering/ordered-lanes.js';
+import type { LaneAddress, LaneHead, SettledAppend, StagedEvent } from '../core/ordering/ordered-lanes.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import { num, PK, SK, type Item } from './delivery-table-items.js';
 import { lanePartition, sweepShard } from './dynamodb-lane-sweep-index.js';
@@ -24,8 +24,6 @@ import {
  * BatchWriteItem, their places and unstaging in two (DynamoDB's 25 per request).
  */
 const NUMBERED_GROUP = 25;
-/** Tries to let the lease go while settle messages keep ringing, before giving up (and keeping it). */
-const RELEASE_ATTEMPTS = 5;
 /** A delivery's place is remembered as long as SQS keeps a message: a retry comes within that. */
 export const PLACE_SECONDS = 14 * 24 * 3600;
 
@@ -95,56 +93,15 @@ export class DynamoDbLaneSettling extends DynamoDbLaneTable {
     return true;
   }
 
-  async ringSettling(lane: LaneAddress, ring: { ringer: string; upTo: number; now: number }): Promise<boolean> {
-    const names = { '#settler': 'settler', '#settleUntil': 'settleUntil', '#again': 'settleAgainUpTo' };
-    const rang = await this.update(lane, {
-      UpdateExpression: 'SET #again = :upTo',
-      ConditionExpression:
-        'attribute_exists(#settler) AND #settler <> :ringer AND #settleUntil >= :now AND ' +
-        '(attribute_not_exists(#again) OR #again < :upTo)',
-      ExpressionAttributeNames: names,
-      ExpressionAttributeValues: { ':upTo': num(ring.upTo), ':ringer': { S: ring.ringer }, ':now': num(ring.now) },
-    });
-    if (rang !== undefined) return true;
-    // Rung as far already (another settle message of the lane): the holder passes again anyway.
-    const state = await this.state(lane);
-    const settler = state?.['settler']?.S;
-    return (
-      settler !== undefined &&
-      settler !== ring.ringer &&
-      (optionalNumber(state?.['settleUntil']) ?? 0) >= ring.now &&
-      (optionalNumber(state?.['settleAgainUpTo']) ?? -1) >= ring.upTo
-    );
-  }
-
-  async releaseSettling(lane: LaneAddress, holder: string, renew: { until: number }): Promise<SettlingRelease> {
+  async releaseSettling(lane: LaneAddress, holder: string): Promise<LaneHead | undefined> {
     this.claimedStates.delete(claimKey(lane, holder));
-    const names = { '#settler': 'settler', '#settleUntil': 'settleUntil', '#again': 'settleAgainUpTo' };
-    for (let attempt = 0; attempt < RELEASE_ATTEMPTS; attempt++) {
-      const released = await this.update(lane, {
-        UpdateExpression: 'REMOVE #settler, #settleUntil',
-        ConditionExpression: '#settler = :holder AND attribute_not_exists(#again)',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':holder': { S: holder } },
-      });
-      if (released !== undefined)
-        return { kind: 'released', head: { next: nextOf(released), parked: released['parked']?.BOOL === true } };
-      const state = await this.state(lane);
-      if (state?.['settler']?.S !== holder) return { kind: 'lost' };
-      const upTo = optionalNumber(state['settleAgainUpTo']);
-      if (upTo === undefined) continue;
-      // Kept, renewed, and the ring taken: on condition that nobody rang further since it was read.
-      const renewed = await this.update(lane, {
-        UpdateExpression: 'SET #settleUntil = :until REMOVE #again',
-        ConditionExpression: '#settler = :holder AND #again = :seen',
-        ExpressionAttributeNames: names,
-        ExpressionAttributeValues: { ':holder': { S: holder }, ':until': num(renew.until), ':seen': num(upTo) },
-      });
-      if (renewed !== undefined) return { kind: 'again', upTo };
-    }
-    // Rung over and over while letting go: the lease stays this settler's, whose message comes back
-    // and passes again (a thrown settle is not deleted), or runs out for the next settle message.
-    throw new Error(`lane ${lanePartition(lane)}: the settling lease could not be let go`);
+    const released = await this.update(lane, {
+      UpdateExpression: 'REMOVE #settler, #settleUntil',
+      ConditionExpression: '#settler = :holder',
+      ExpressionAttributeNames: { '#settler': 'settler', '#settleUntil': 'settleUntil' },
+      ExpressionAttributeValues: { ':holder': { S: holder } },
+    });
+    return released === undefined ? undefined : { next: nextOf(released), parked: released['parked']?.BOOL === true };
   }
 
   async appendStaged(

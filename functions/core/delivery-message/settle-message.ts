@@ -18,8 +18,6 @@ export interface SettleMessageDependencies {
   readonly lanes: OrderedLanes;
   readonly outbox: Pick<Outbox, 'enqueue'>;
   readonly log: Log;
-  /** The time of a settler's further pass after a ring (epoch ms). */
-  readonly clock?: () => number;
   /** The settling window; default SETTLING_WINDOW_MS. */
   readonly settlingWindowMs?: number;
 }
@@ -42,15 +40,8 @@ export async function settleOnMessage(
   const settlingWindowMs = deps.settlingWindowMs ?? SETTLING_WINDOW_MS;
   const waitMs = settlesAt(ordering.position!, settlingWindowMs) - now;
   if (waitMs > 0) return Math.ceil(waitMs / 1000);
-  const outcome = await settleLane(deps.lanes, lane, {
-    holder,
-    now,
-    settlingWindowMs,
-    build: sequencedBody,
-    ...(deps.clock === undefined ? {} : { clock: deps.clock }),
-  });
+  const outcome = await settleLane(deps.lanes, lane, { holder, now, settlingWindowMs, build: sequencedBody });
   if (outcome.kind === 'busy') return SETTLE_BUSY_RETRY_SECONDS;
-  if (outcome.kind === 'rang') return undefined;
   for (const { deliveryId, sequence } of outcome.late)
     deps.log.warn(LATE_APPEND_MESSAGE, { subscriptionId: subscription.id, deliveryId, sequence });
   if (outcome.heads.length > 0) await deps.outbox.enqueue(subscription, outcome.heads.map(decodeDeliveryMessage));

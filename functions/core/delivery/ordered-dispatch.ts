@@ -152,7 +152,7 @@ export class OrderedDispatch {
       messageId,
       message.ordering!,
       this.deps.now(),
-      { ...this.deps, clock: this.deps.now },
+      this.deps,
       delivery.receiveCount > 1,
     );
     return later === undefined ? { kind: 'done' } : { kind: 'retry', delaySeconds: later };

@@ -29,8 +29,6 @@ export interface SettleOptions {
   readonly holder: string;
   /** Epoch milliseconds. */
   readonly now: number;
-  /** The time for a pass after a ring (epoch ms); default `now`. */
-  readonly clock?: () => number;
   readonly settlingWindowMs: number;
   /** The stored message of a staged event at `sequence`. */
   readonly build: (staged: StagedEvent, sequence: number) => string;
@@ -45,9 +43,7 @@ export type SettleOutcome =
       readonly late: readonly { readonly deliveryId: string; readonly sequence: number }[];
       readonly appended: number;
     }
-  /** Another settler holds the lane and was asked to pass again for this message's events: done. */
-  | { readonly kind: 'rang' }
-  /** Another settler holds the lane and could not be asked: try again shortly. */
+  /** Another settler holds the lane: try again shortly. */
   | { readonly kind: 'busy' };
 
 /** The highest acceptance position whose settling window has passed at `now`. */
@@ -66,48 +62,30 @@ export async function settleLane(
   options: SettleOptions,
 ): Promise<SettleOutcome> {
   const { holder, now, settlingWindowMs } = options;
-  const clock = options.clock ?? (() => now);
-  let upTo = settledUpTo(now, settlingWindowMs);
-  const lease = { holder, until: now + SETTLING_LEASE_MS, now };
-  if (!(await lanes.claimSettling(lane, lease))) {
-    // Another settler is at work: it passes once more, up to this message's events, before letting go.
-    if (await lanes.ringSettling(lane, { ringer: holder, upTo, now })) return { kind: 'rang' };
-    // It let go in between.
-    if (!(await lanes.claimSettling(lane, lease))) return { kind: 'busy' };
-  }
+  if (!(await lanes.claimSettling(lane, { holder, until: now + SETTLING_LEASE_MS, now }))) return { kind: 'busy' };
+  const upTo = settledUpTo(now, settlingWindowMs);
   const appended: SettledAppend[] = [];
   const late: { deliveryId: string; sequence: number }[] = [];
-  // A pass that throws keeps the lease: this settle message is not deleted, comes back as the same
-  // holder and passes again — including what a ring asked for, which a release here would drop.
-  let head: LaneHead | undefined;
-  for (;;) {
-    const leaseLost = await passUpTo(upTo);
-    // Another settler took the lease over (this one outlasted it): what is left is its to append.
-    if (leaseLost) break;
-    const release = await lanes.releaseSettling(lane, holder, { until: clock() + SETTLING_LEASE_MS });
-    if (release.kind === 'released') head = release.head;
-    if (release.kind !== 'again') break;
-    upTo = Math.max(upTo, release.upTo, settledUpTo(clock(), settlingWindowMs));
-  }
-  if (appended.length === 0) return { kind: 'settled', heads: [], late, appended: 0 };
-  // Stored first, read after (the delivery function advancing the lane does the reverse): if the
-  // lane reached one of these meanwhile, either it or we queue it (docs/ORDERING.md, "Design" 4).
-  // The release read the head after the stores; a settler that lost its lease reads it itself.
-  const { next, parked } = head ?? (await lanes.head(lane));
-  const heads = parked ? [] : appended.filter((one) => one.sequence === next).map((one) => one.body);
-  return { kind: 'settled', heads, late, appended: appended.length };
-
-  /** Appends every staged event up to `bound`, a page at a time; true when the lease was lost. */
-  async function passUpTo(bound: number): Promise<boolean> {
+  let released: LaneHead | undefined;
+  try {
     for (;;) {
-      const page = await lanes.staged(lane, bound, STAGED_PAGE);
+      const page = await lanes.staged(lane, upTo, STAGED_PAGE);
       const pass = await lanes.appendStaged(lane, page, options.build, holder);
       for (const one of pass.appended) {
         if (one.late === true) late.push({ deliveryId: one.deliveryId, sequence: one.sequence });
         appended.push(one);
       }
-      if (pass.leaseLost) return true;
-      if (page.length < STAGED_PAGE) return false;
+      // Another settler took the lease over (this one outlasted it): what is left is its to append.
+      if (pass.leaseLost || page.length < STAGED_PAGE) break;
     }
+  } finally {
+    released = await lanes.releaseSettling(lane, holder);
   }
+  if (appended.length === 0) return { kind: 'settled', heads: [], late, appended: 0 };
+  // Stored first, read after (the delivery function advancing the lane does the reverse): if the
+  // lane reached one of these meanwhile, either it or we queue it (docs/ORDERING.md, "Design" 4).
+  // The release read the head after the stores; a settler that lost its lease reads it itself.
+  const { next, parked } = released ?? (await lanes.head(lane));
+  const heads = parked ? [] : appended.filter((one) => one.sequence === next).map((one) => one.body);
+  return { kind: 'settled', heads, late, appended: appended.length };
 }

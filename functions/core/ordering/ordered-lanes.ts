@@ -49,15 +49,6 @@ export interface LaneHead {
   readonly parked: boolean;
 }
 
-/** How a settler's `releaseSettling` went. */
-export type SettlingRelease =
-  /** Let go; the lane's head as the release found it, after everything the settler stored. */
-  | { readonly kind: 'released'; readonly head: LaneHead }
-  /** A settle message rang meanwhile: the lease is renewed and the settler passes again, up to `upTo`. */
-  | { readonly kind: 'again'; readonly upTo: number }
-  /** The holder no longer held the lease: another settler took it over. */
-  | { readonly kind: 'lost' };
-
 /** A staged event as `appendStaged` appended it. */
 export interface SettledAppend {
   readonly deliveryId: string;
@@ -103,18 +94,10 @@ export interface OrderedLanes {
     settler: string,
   ): Promise<{ readonly appended: readonly SettledAppend[]; readonly leaseLost: boolean }>;
   /**
-   * A settle message found another settler at work (`claimSettling` false): asks that settler for
-   * one more pass, up to `upTo` (its own events' settling bound), before it lets the lane go. True:
-   * asked (or asked as far already), so the message is done; false: nobody holds the lease now, so
-   * the caller claims it itself. Rather than coming back every few seconds while the lease is held
-   * — each time a receive, which on a pull queue counts against its `maxReceiveCount`.
+   * Gives the lease back (only `holder`'s own) and answers the lane's head as the release found it
+   * (read after everything the settler stored); undefined when `holder` no longer held the lease.
    */
-  ringSettling(lane: LaneAddress, ring: { ringer: string; upTo: number; now: number }): Promise<boolean>;
-  /**
-   * Gives the lease back (only `holder`'s own) — unless a settle message rang meanwhile: then the
-   * lease is kept, renewed until `renew.until`, and the holder passes again (`again`).
-   */
-  releaseSettling(lane: LaneAddress, holder: string, renew: { until: number }): Promise<SettlingRelease>;
+  releaseSettling(lane: LaneAddress, holder: string): Promise<LaneHead | undefined>;
   /** The lane's first unsettled sequence, and whether it waits parked: which appended event is its head. */
   head(lane: LaneAddress): Promise<LaneHead>;
   /**

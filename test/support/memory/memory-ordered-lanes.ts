@@ -2,10 +2,10 @@
 import type {
   Appended,
   LaneAddress,
+  LaneHead,
   LaneTake,
   OrderedLanes,
   SettledAppend,
-  SettlingRelease,
   StagedEvent,
 } from '../../../functions/core/ordering/ordered-lanes.js';
 import type { LaneRuns, RunBehind } from '../../../functions/core/ordering/lane-runs.js';
@@ -19,8 +19,6 @@ interface Lane {
   parked: boolean;
   settler?: string | undefined;
   settleUntil?: number | undefined;
-  /** A settle message rang while the lease was held: the holder passes again up to here. */
-  settleAgainUpTo?: number | undefined;
   /** The sweeper's mark (functions/aws/dynamodb-lane-sweep-index.ts): when its head was last released. */
   mark?: number | undefined;
   /** Staged events the sweeper took out of its index. */
@@ -84,24 +82,11 @@ export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
     return true;
   }
 
-  async ringSettling(address: LaneAddress, ring: { ringer: string; upTo: number; now: number }): Promise<boolean> {
+  async releaseSettling(address: LaneAddress, holder: string): Promise<LaneHead | undefined> {
     const lane = this.lane(address);
-    if (lane.settler === undefined || lane.settler === ring.ringer || (lane.settleUntil ?? 0) < ring.now) return false;
-    lane.settleAgainUpTo = Math.max(lane.settleAgainUpTo ?? -1, ring.upTo);
-    return true;
-  }
-
-  async releaseSettling(address: LaneAddress, holder: string, renew: { until: number }): Promise<SettlingRelease> {
-    const lane = this.lane(address);
-    if (lane.settler !== holder) return { kind: 'lost' };
-    if (lane.settleAgainUpTo !== undefined) {
-      const upTo = lane.settleAgainUpTo;
-      lane.settleAgainUpTo = undefined;
-      lane.settleUntil = renew.until;
-      return { kind: 'again', upTo };
-    }
+    if (lane.settler !== holder) return undefined;
     lane.settler = lane.settleUntil = undefined;
-    return { kind: 'released', head: { next: lane.next, parked: lane.parked } };
+    return { next: lane.next, parked: lane.parked };
   }
 
   async head(address: LaneAddress): Promise<{ next: number; parked: boolean }> {
