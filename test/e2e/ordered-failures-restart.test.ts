@@ -39,12 +39,8 @@ import { defaultLocalConfig, type LocalConfig } from '../../local/local-config-f
 import type { EmulatorClientSettings } from '../../local/emulators.js';
 import { hostProcessToken, startHostProcess } from '../support/host-process.js';
 import { apiAs, callApi, publishEvent, type ApiAnswer } from '../support/koerier-api.js';
-import {
-  createLocalCertificateAuthority,
-  startHttpsReceiver,
-  type HttpsReceiver,
-  type ReceiverScript,
-} from '../support/https-receiver.js';
+import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { failingKeyScript, type FailingKeyAnswer } from '../support/failing-key-script.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 const FULL = process.env['KOERIER_ORDERED_FULL'] === '1';
@@ -160,15 +156,7 @@ async function startHost(): Promise<RunningHost> {
   };
 }
 
-/** One request as a receiver answered it. */
-interface Answered {
-  readonly key: string;
-  readonly n: number;
-  readonly sequence: number;
-  readonly status: number;
-  readonly at: number;
-  readonly idempotencyKey: string;
-}
+type Answered = FailingKeyAnswer;
 
 interface Subscriber {
   readonly policy: Policy;
@@ -177,29 +165,14 @@ interface Subscriber {
   id: string;
 }
 
-/** A receiver failing the failing key's event FAILING_N: 500 for FAIL_MS from its first attempt, 415 once, then 204. */
+/** A receiver failing the failing key's event FAILING_N (failing-key-script.ts); every 204 after ANSWER_DELAY_MS. */
 async function failingKeyReceiver(policy: Policy): Promise<Subscriber> {
-  const answered: Answered[] = [];
-  let failingSince: number | undefined;
-  let refused = false;
-  const script: ReceiverScript = (_, request) => {
-    const event = JSON.parse(request.body) as { partitionkey: string; sequence: string; data: { n: number } };
-    let status = 204;
-    if (event.partitionkey === FAILING_KEY && event.data.n === FAILING_N) {
-      failingSince ??= request.receivedAt;
-      if (request.receivedAt - failingSince < FAIL_MS) status = 500;
-      else if (!refused) [status, refused] = [415, true];
-    }
-    answered.push({
-      key: event.partitionkey,
-      n: event.data.n,
-      sequence: Number(event.sequence),
-      status,
-      at: request.receivedAt,
-      idempotencyKey: request.headers['idempotency-key'] ?? '',
-    });
-    return status === 204 ? { respond: 204, delayMs: ANSWER_DELAY_MS } : { respond: status };
-  };
+  const { script, answered } = failingKeyScript({
+    key: FAILING_KEY,
+    n: FAILING_N,
+    failMs: FAIL_MS,
+    answerDelayMs: ANSWER_DELAY_MS,
+  });
   const receiver = await startHttpsReceiver({ authority, script });
   receivers.push(receiver);
   return { policy, receiver, answered, id: '' };

@@ -22,12 +22,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { settingEnv } from '../../functions/config.js';
 import { apiAs, callApi, publishEvent, type ApiAnswer, type KoerierClient } from '../support/koerier-api.js';
 import { startTestHost, type TestHost } from '../support/host.js';
-import {
-  createLocalCertificateAuthority,
-  startHttpsReceiver,
-  type HttpsReceiver,
-  type ReceiverScript,
-} from '../support/https-receiver.js';
+import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
+import { failingKeyScript, type FailingKeyAnswer } from '../support/failing-key-script.js';
 import { eventually, staysQuiet } from '../support/waiting.js';
 
 const KEYS = 5;
@@ -79,47 +75,11 @@ async function api(method: string, path: string, body?: unknown): Promise<ApiAns
   return callApi(koerier.url, subscriber, method, path, body);
 }
 
-/** One request as the receiver answered it. */
-interface Answered {
-  readonly id: string;
-  readonly key: string;
-  readonly n: number;
-  readonly sequence: number;
-  readonly status: number;
-  readonly at: number;
-}
+type Answered = FailingKeyAnswer;
 
-/**
- * A receiver that refuses the failing key's event FAILING_N (500 for FAIL_MS from its first
- * attempt, 415 once, then 204) and takes everything else; `answered` logs each answer in order.
- */
+/** A receiver that refuses the failing key's event FAILING_N (failing-key-script.ts) and takes everything else. */
 async function failingKeyReceiver(): Promise<{ receiver: HttpsReceiver; answered: Answered[] }> {
-  const answered: Answered[] = [];
-  let failingSince: number | undefined;
-  let refused = false;
-  const script: ReceiverScript = (_, request) => {
-    const event = JSON.parse(request.body) as {
-      id: string;
-      partitionkey: string;
-      sequence: string;
-      data: { n: number };
-    };
-    let status = 204;
-    if (event.partitionkey === FAILING_KEY && event.data.n === FAILING_N) {
-      failingSince ??= request.receivedAt;
-      if (request.receivedAt - failingSince < FAIL_MS) status = 500;
-      else if (!refused) [status, refused] = [415, true];
-    }
-    answered.push({
-      id: event.id,
-      key: event.partitionkey,
-      n: event.data.n,
-      sequence: Number(event.sequence),
-      status,
-      at: request.receivedAt,
-    });
-    return { respond: status };
-  };
+  const { script, answered } = failingKeyScript({ key: FAILING_KEY, n: FAILING_N, failMs: FAIL_MS });
   const receiver = await startHttpsReceiver({ authority, script });
   receivers.push(receiver);
   return { receiver, answered };
