@@ -67,29 +67,29 @@ export class DynamoDbOrderedLanesWithRuns extends DynamoDbOrderedLanes implement
   }
 
   async advanceThrough(lane: LaneAddress, first: number, last: number): Promise<string | undefined> {
-    // Read first to know whether a parked run goes on past `last`: the write itself stays one.
-    const before = await this.state(lane);
-    const repark = Number(before?.['parkedThrough']?.N ?? 0) > last;
-    const moved = await this.update(lane, {
-      UpdateExpression: repark
-        ? 'SET #next = :after, #parked = :true REMOVE #holder, #until, #runOf, #runThrough'
-        : 'SET #next = :after REMOVE #holder, #until, #runOf, #runThrough, #parkedThrough',
-      ConditionExpression: AT_HEAD,
-      ExpressionAttributeNames: {
-        '#next': 'next',
-        '#holder': 'holder',
-        '#until': 'holdUntil',
-        '#runOf': 'runOf',
-        '#runThrough': 'runThrough',
-        ...(repark ? { '#parked': 'parked' } : { '#parkedThrough': 'parkedThrough' }),
-      },
-      ExpressionAttributeValues: {
-        ':after': num(last + 1),
-        ':s': num(first),
-        ':one': num(1),
-        ...(repark ? { ':true': { BOOL: true } } : {}),
-      },
+    // The usual case first, in one update: the lane at `first` and no parked run going on past
+    // `last`. Only when that fails is the state read, to re-park a parked run at its next event.
+    const names = {
+      '#next': 'next',
+      '#holder': 'holder',
+      '#until': 'holdUntil',
+      '#runOf': 'runOf',
+      '#runThrough': 'runThrough',
+    };
+    const values = { ':after': num(last + 1), ':s': num(first), ':one': num(1) };
+    let moved = await this.update(lane, {
+      UpdateExpression: 'SET #next = :after REMOVE #holder, #until, #runOf, #runThrough, #parkedThrough',
+      ConditionExpression: `${AT_HEAD} AND (attribute_not_exists(#parkedThrough) OR #parkedThrough <= :last)`,
+      ExpressionAttributeNames: { ...names, '#parkedThrough': 'parkedThrough' },
+      ExpressionAttributeValues: { ...values, ':last': num(last) },
     });
+    if (moved === undefined && Number((await this.state(lane))?.['parkedThrough']?.N ?? 0) > last)
+      moved = await this.update(lane, {
+        UpdateExpression: 'SET #next = :after, #parked = :true REMOVE #holder, #until, #runOf, #runThrough',
+        ConditionExpression: AT_HEAD,
+        ExpressionAttributeNames: { ...names, '#parked': 'parked' },
+        ExpressionAttributeValues: { ...values, ':true': { BOOL: true } },
+      });
     await this.forget(lane, first, last);
     // Written first, read after (the settler does the reverse): one of us queues the next head.
     const state = moved ?? (await this.state(lane));

@@ -32,23 +32,37 @@ export class DynamoDbLaneSettling extends DynamoDbLaneTable {
   private readonly claimedStates = new Map<string, Item>();
 
   async stage(lane: LaneAddress, event: StagedEvent): Promise<void> {
-    await this.client.send(
-      new PutItemCommand({
-        TableName: this.tableName,
-        Item: {
-          ...this.key(lane, stagedKey(event)),
-          body: { S: event.body },
-          deliveryId: { S: event.deliveryId },
-          position: num(event.position),
-          // The sweeper's index: a staged event still here well past its window lost its settle message.
-          key: { S: lane.key },
-          sweepShard: { S: sweepShard(this.key(lane, STATE)[PK]!.S!, 'staged') },
-          sweepSince: num(Math.floor(event.position / 1000)),
-          // A staged event nobody settles (its subscription deleted) goes when a place would.
-          expiresAt: num(Math.ceil(this.now() / 1000) + PLACE_SECONDS),
-        },
-      }),
+    await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: this.stagedItem(lane, event) }));
+  }
+
+  async stageAll(entries: readonly { lane: LaneAddress; event: StagedEvent }[]): Promise<void> {
+    if (entries.length === 1) return this.stage(entries[0]!.lane, entries[0]!.event);
+    // One item per key: BatchWriteItem refuses a request that names a key twice (the same delivery
+    // twice in a router batch, as SQS may hand a message over twice), and the copies are the same.
+    const items = new Map<string, Item>();
+    for (const { lane, event } of entries)
+      items.set(`${lanePartition(lane)} ${stagedKey(event)}`, this.stagedItem(lane, event));
+    await batchWriteAll(
+      this.client,
+      this.tableName,
+      [...items.values()].map((Item) => ({ PutRequest: { Item } })),
+      'ordered events staged',
     );
+  }
+
+  private stagedItem(lane: LaneAddress, event: StagedEvent): Item {
+    return {
+      ...this.key(lane, stagedKey(event)),
+      body: { S: event.body },
+      deliveryId: { S: event.deliveryId },
+      position: num(event.position),
+      // The sweeper's index: a staged event still here well past its window lost its settle message.
+      key: { S: lane.key },
+      sweepShard: { S: sweepShard(this.key(lane, STATE)[PK]!.S!, 'staged') },
+      sweepSince: num(Math.floor(event.position / 1000)),
+      // A staged event nobody settles (its subscription deleted) goes when a place would.
+      expiresAt: num(Math.ceil(this.now() / 1000) + PLACE_SECONDS),
+    };
   }
 
   async staged(lane: LaneAddress, upTo: number, limit: number): Promise<StagedEvent[]> {

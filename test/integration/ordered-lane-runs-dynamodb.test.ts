@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbOrderedLanesWithRuns } from '../../functions/aws/dynamodb-lane-runs.js';
 import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
+import { countRequests } from '../support/request-counter.js';
 
 const NOW = Date.UTC(2026, 10, 29, 20);
 let emulators: Emulators;
@@ -60,6 +61,15 @@ describe('ordered lane runs on DynamoDB (issue 33, batch delivery)', () => {
     // next head again, whose hold lets one copy through.
     expect(await lanes.advanceThrough(lane, 1, 4)).toBe('body 5');
     expect(await lanes.head(lane)).toEqual({ next: 5, parked: false });
+  });
+
+  it('ORD-3: a delivered head moves its lane on in three requests (the move, the forgetting, the next event), without reading the state first', async () => {
+    const lane = await laneOf('runs-cost', 2);
+    expect(await lanes.take(lane, 1, hold('m1'))).toBe('mine');
+    const counter = countRequests(dynamodb);
+    expect(await lanes.advanceThrough(lane, 1, 1)).toBe('body 2');
+    expect(counter.byOperation).toEqual({ UpdateItemCommand: 1, DeleteItemCommand: 1, GetItemCommand: 1 });
+    expect(await lanes.head(lane)).toEqual({ next: 2, parked: false });
   });
 
   it('ORD-6: a run stops before a number not stored yet (numbered by a settler that has not stored it)', async () => {

@@ -3,7 +3,8 @@
  * issue 33): appends side by side never share a sequence, a retried append finds its place, only
  * the head is handed out, one hold per head, and settling, parking and a redrive move the lane on.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, type WriteRequest } from '@aws-sdk/client-dynamodb';
+import { observeAttempts } from '../../functions/aws/aws-request-observer.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DynamoDbLaneErasure } from '../../functions/aws/dynamodb-lane-erasure.js';
 import { DynamoDbOrderedLanes } from '../../functions/aws/dynamodb-ordered-lanes.js';
@@ -12,6 +13,7 @@ import { resourceEnv } from '../../functions/config/resources.js';
 import { startEmulators, type Emulators } from '../../local/emulators.js';
 import type { LaneAddress, StagedEvent } from '../../functions/core/ordering/ordered-lanes.js';
 import { countRequests } from '../support/request-counter.js';
+import { settleLane } from '../../functions/core/ordering/lane-settling.js';
 
 const NOW = Date.UTC(2026, 10, 29, 12);
 let emulators: Emulators;
@@ -114,6 +116,36 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
     expect(await lanes.head(lane)).toEqual({ next: 1, parked: false });
   });
 
+  it('ORD-3: a router batch stages the events of all its lanes in one BatchWriteItem per 25, a delivery named twice once; each lane reads back only its own, by position', async () => {
+    const laneOf = (k: number) => ({ subscriptionId: 'sub-batch', key: `leerling-${k}` });
+    // 30 events over 3 lanes, and the first one again (SQS handed its message over twice).
+    const entries = Array.from({ length: 30 }, (_, i) => ({
+      lane: laneOf(i % 3),
+      event: { deliveryId: `b${i}`, position: 1_800_000_000_000_000 + (30 - i) * 1_000, body: `staged ${i}` },
+    }));
+    const counter = countRequests(dynamodb);
+    const keysPerRequest: string[][] = [];
+    let observing = true;
+    observeAttempts(dynamodb, ({ operation, input }) => {
+      if (!observing || operation !== 'BatchWriteItem') return;
+      const requests = Object.values(input['RequestItems'] as Record<string, WriteRequest[]>).flat();
+      keysPerRequest.push(
+        requests.map(({ PutRequest }) => `${PutRequest?.Item?.['pk']?.S} ${PutRequest?.Item?.['sk']?.S}`),
+      );
+    });
+    await lanes.stageAll([...entries, entries[0]!]);
+    observing = false;
+    expect(counter.byOperation).toEqual({ BatchWriteItemCommand: 2 });
+    // DynamoDB refuses a batch that names a key twice (dynalite does not): each key once, 30 in all.
+    for (const keys of keysPerRequest) expect(new Set(keys).size).toBe(keys.length);
+    expect(keysPerRequest.flat()).toHaveLength(30);
+    for (const k of [0, 1, 2]) {
+      const own = entries.filter((entry) => entry.lane.key === laneOf(k).key).map((entry) => entry.event);
+      const read = await lanes.staged(laneOf(k), Number.MAX_SAFE_INTEGER, 100);
+      expect(read).toEqual([...own].sort((a, b) => a.position - b.position));
+    }
+  });
+
   it('PRIV-2, ORD-3: the erasure finds every lane’s waiting events, staged and numbered, rewrites one in place and removes a staged one; nothing else is touched', async () => {
     const erasure = new DynamoDbLaneErasure(dynamodb, emulators.resourceEnvironment[resourceEnv.table('deliveries')]!);
     const lane = { subscriptionId: 'sub-erase', key: 'leerling-3' };
@@ -170,6 +202,26 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
     const build = (staged: StagedEvent, sequence: number) => `${staged.deliveryId} at ${sequence}`;
     const claim = (lane: LaneAddress, holder: string, now = NOW) =>
       lanes.claimSettling(lane, { holder, until: now + 60_000, now });
+
+    it('ORD-3: a settle message whose events an earlier pass appended costs one read: no lease taken, nothing numbered again', async () => {
+      const lane = { subscriptionId: 'sub-pass', key: 'leerling-after' };
+      await stageAll(lane, ['a1', 'a2', 'a3']);
+      // Well past the staged events' window (their positions are 1.8e12 ms and a few).
+      const options = { now: 1_800_000_010_000, settlingWindowMs: 1_000, build };
+      const first = await settleLane(lanes, lane, { ...options, holder: 'message-1' });
+      expect(first).toMatchObject({ kind: 'settled', appended: 3, heads: ['a1 at 1'] });
+      const counter = countRequests(dynamodb);
+      const later = await settleLane(lanes, lane, { ...options, holder: 'message-3' });
+      expect(later).toEqual({ kind: 'settled', heads: [], late: [], appended: 0 });
+      expect(counter.byOperation).toEqual({ QueryCommand: 1 });
+      // With an event staged again, the next message takes the lease and appends it after the three.
+      await stageAll(lane, ['a4'], 4);
+      expect(await settleLane(lanes, lane, { ...options, holder: 'message-4' })).toMatchObject({
+        appended: 1,
+        heads: [],
+      });
+      expect(await lanes.stored(lane, 4)).toBe('a4 at 4');
+    });
 
     it('ORD-2: thirty staged events numbered 1..30 in acceptance order, stored and unstaged in a few requests, not several per event', async () => {
       const lane = { subscriptionId: 'sub-pass', key: 'leerling-30' };

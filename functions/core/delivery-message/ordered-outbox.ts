@@ -44,40 +44,30 @@ export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes, options:
         byLane.set(id, [...(byLane.get(id) ?? []), entry]);
       }
     }
+    const laneGroups = [...byLane.values()].map((laneEntries) => ({
+      lane: { subscriptionId: laneEntries[0]!.message.subscriptionId, key: laneEntries[0]!.message.ordering!.key },
+      positioned: laneEntries.filter((entry) => entry.message.ordering!.position !== undefined),
+      unpositioned: laneEntries.filter((entry) => entry.message.ordering!.position === undefined),
+    }));
+    // Every lane's events of this router batch staged together (one BatchWriteItem per 25 on
+    // DynamoDB), and only then the settle messages: a settle message never comes before its events.
+    const staging = laneGroups.flatMap(({ lane, positioned }) =>
+      positioned.map((entry) => ({ lane, event: stagedEventOf(entry) })),
+    );
+    if (staging.length > 0) await lanes().stageAll(staging);
     const queued = await Promise.all(
-      [...byLane.values()].map(async (laneEntries) => {
-        const lane = {
-          subscriptionId: laneEntries[0]!.message.subscriptionId,
-          key: laneEntries[0]!.message.ordering!.key,
-        };
-        const positioned = laneEntries.filter((entry) => entry.message.ordering!.position !== undefined);
-        const unpositioned = laneEntries.filter((entry) => entry.message.ordering!.position === undefined);
-        return [
-          ...(await stageWithSettleMessage(lanes(), lane, positioned)),
-          ...(await appendNow(lanes(), lane, unpositioned)),
-        ];
-      }),
+      laneGroups.map(async ({ lane, positioned, unpositioned }) => [
+        ...settleMessageOf(positioned),
+        ...(await appendNow(lanes(), lane, unpositioned)),
+      ]),
     );
     const all = [...through, ...queued.flat()];
     if (all.length > 0) await inner.enqueueAll(all);
   };
 
-  /** Stages each event; the newest one's message, delayed past its settling window, settles the lane. */
-  const stageWithSettleMessage = async (
-    laneLanes: OrderedLanes,
-    lane: LaneAddress,
-    entries: readonly OutboxEntry[],
-  ): Promise<OutboxEntry[]> => {
+  /** The lane's newest staged event's message, delayed past its settling window, settles the lane. */
+  const settleMessageOf = (entries: readonly OutboxEntry[]): OutboxEntry[] => {
     if (entries.length === 0) return [];
-    await Promise.all(
-      entries.map((entry) =>
-        laneLanes.stage(lane, {
-          deliveryId: entry.message.deliveryId,
-          position: entry.message.ordering!.position!,
-          body: encodeDeliveryMessage(entry.message),
-        }),
-      ),
-    );
     const newest = entries.reduce((a, b) => (b.message.ordering!.position! > a.message.ordering!.position! ? b : a));
     const waitMs = settlesAt(newest.message.ordering!.position!, settlingWindowMs) - now();
     const delaySeconds = Math.min(MAX_DELAY_SECONDS, Math.max(0, Math.ceil(waitMs / 1000)));
@@ -107,6 +97,14 @@ export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes, options:
   return {
     enqueueAll,
     enqueue: (subscription, messages) => enqueueAll(messages.map((message) => ({ subscription, message }))),
+  };
+}
+
+function stagedEventOf(entry: OutboxEntry): StagedEvent {
+  return {
+    deliveryId: entry.message.deliveryId,
+    position: entry.message.ordering!.position!,
+    body: encodeDeliveryMessage(entry.message),
   };
 }
 

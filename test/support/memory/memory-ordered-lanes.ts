@@ -62,6 +62,10 @@ export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
     this.lane(address).staging.set(event.deliveryId, event);
   }
 
+  async stageAll(entries: readonly { lane: LaneAddress; event: StagedEvent }[]): Promise<void> {
+    for (const { lane, event } of entries) await this.stage(lane, event);
+  }
+
   async staged(address: LaneAddress, upTo: number, limit: number): Promise<StagedEvent[]> {
     return [...this.lane(address).staging.values()]
       .filter((event) => event.position <= upTo)
