@@ -10,7 +10,10 @@
  *   one of the same sink. Two rates per round: events over the time from the first publish to the
  *   last delivery (what a publisher sees; the ordered side pays the settling window once), and
  *   events over the time from the first delivery to the last (the drain itself). Goal: ordered ≥
- *   0.7× unordered with 100 keys.
+ *   0.7× unordered with 100 keys. Pull the same way: the same traffic to a pull subscription
+ *   (ordered or not) read by PULL_CONSUMERS consumers side by side, each receiving up to
+ *   PULL_MAX_EVENTS and acknowledging at once; events over the time from the first publish to
+ *   the last acknowledgement, rounds in turns U O O U.
  * - latency of the other keys while one key is blocked: LATENCY_KEYS keys, one event per key
  *   every LATENCY_SPACING_MS in turn, each alone in its request, the 202 to the receiver; once
  *   with every key taken, once with `key-0` refused (500, retried every 1–2 s, `block`). The p99
@@ -42,6 +45,9 @@ const EVENTS_PER_KEY = Number(process.env['BENCH_ORDERED_EVENTS_PER_KEY'] ?? 10)
 const PUBLISH_CONNECTIONS = 4;
 /** Throughput rounds per side, in turns U O O U. */
 const ROUNDS = 2;
+/** Pull: consumers reading side by side, and the most events each receive asks for. */
+const PULL_CONSUMERS = 4;
+const PULL_MAX_EVENTS = 20;
 const LATENCY_KEYS = 20;
 const LATENCY_EVENTS = Number(process.env['BENCH_ORDERED_LATENCY_EVENTS'] ?? 300);
 const LATENCY_SPACING_MS = 20;
@@ -104,15 +110,12 @@ async function subscribe(bench: Bench, ordered: boolean, script?: ReceiverScript
   return { receiver, type };
 }
 
-/** One throughput round: every event published, then waited for at the receiver. */
-async function throughputRound(bench: Bench, ordered: boolean, eventsPerKey = EVENTS_PER_KEY) {
-  const { receiver, type } = await subscribe(bench, ordered);
-  const total = KEYS * eventsPerKey;
-  bench.dynamodb.reset();
-  bench.sqs.reset();
-  const started = Date.now();
-  // Connection c owns the keys k with k % PUBLISH_CONNECTIONS = c and sends event n of all of
-  // them in one request, then event n + 1 after the 202: every key's events are accepted in order.
+/**
+ * KEYS keys × `eventsPerKey` events of `type`: connection c owns the keys k with k %
+ * PUBLISH_CONNECTIONS = c and sends event n of all of them in one request, then event n + 1 after
+ * the 202, so every key's events are accepted in order.
+ */
+async function publishKeys(bench: Bench, type: string, eventsPerKey: number): Promise<void> {
   await Promise.all(
     Array.from({ length: PUBLISH_CONNECTIONS }, async (_, c) => {
       const keys = Array.from({ length: KEYS }, (_, k) => k).filter((k) => k % PUBLISH_CONNECTIONS === c);
@@ -130,6 +133,16 @@ async function throughputRound(bench: Bench, ordered: boolean, eventsPerKey = EV
       }
     }),
   );
+}
+
+/** One throughput round: every event published, then waited for at the receiver. */
+async function throughputRound(bench: Bench, ordered: boolean, eventsPerKey = EVENTS_PER_KEY) {
+  const { receiver, type } = await subscribe(bench, ordered);
+  const total = KEYS * eventsPerKey;
+  bench.dynamodb.reset();
+  bench.sqs.reset();
+  const started = Date.now();
+  await publishKeys(bench, type, eventsPerKey);
   const published = Date.now();
   await until(
     () => receiver.requests.length >= total,
@@ -153,6 +166,88 @@ async function throughputRound(bench: Bench, ordered: boolean, eventsPerKey = EV
     // The emulators' pace over the round (the functions' DynamoDB and SQS requests):
     // alike on both sides when it is the requests, not the ordering's waits, that set the rate.
     awsRequestsPerSecond: Math.round(awsRequests / ((last - started) / 1000)),
+  };
+}
+
+/**
+ * One pull throughput round: a pull subscription (ordered or not) read by PULL_CONSUMERS consumers
+ * side by side, each receiving up to PULL_MAX_EVENTS and acknowledging them at once, while the
+ * same traffic as a push round is published; from the first publish to the last acknowledgement.
+ */
+async function pullThroughputRound(bench: Bench, ordered: boolean, eventsPerKey = EVENTS_PER_KEY) {
+  const type = `nl.example.bench.ordered-pull.${randomUUID().slice(0, 8)}.v1`;
+  const created = await callApi(bench.host.apiUrl, bench.manager, 'POST', '/subscriptions', {
+    delivery: 'pull',
+    types: [type],
+    ...(ordered ? { ordering: { key: 'partitionkey', onFailure: 'block' } } : {}),
+  });
+  if (created.status !== 201) throw new Error(`subscription answered ${created.status}: ${created.text}`);
+  const id = created.body['id'] as string;
+  const total = KEYS * eventsPerKey;
+  /** Per key, the `n` of each acknowledged event, in the order acknowledged. */
+  const acknowledged = new Map<string, number[]>();
+  let count = 0;
+  let lastAt = 0;
+  let refused = 0;
+  const consume = async () => {
+    while (count < total) {
+      const answer = await callApi(bench.host.apiUrl, bench.manager, 'POST', `/subscriptions/${id}/events/receive`, {
+        maxevents: PULL_MAX_EVENTS,
+        waitseconds: 1,
+        lockseconds: 30,
+      });
+      if (answer.status !== 200) {
+        refused++;
+        continue;
+      }
+      const events = answer.body['events'] as { partitionkey: string; data: { n: number } }[];
+      if (events.length === 0) continue;
+      const locks = answer.body['locks'] as { locktoken: string }[];
+      const settled = await callApi(
+        bench.host.apiUrl,
+        bench.manager,
+        'POST',
+        `/subscriptions/${id}/events/acknowledge`,
+        {
+          locktokens: locks.map((lock) => lock.locktoken),
+        },
+      );
+      const failed = new Set(
+        (settled.status === 200 ? (settled.body['failed'] as { locktoken: string }[]) : locks).map((l) => l.locktoken),
+      );
+      if (failed.size > 0) refused++;
+      for (const [i, event] of events.entries()) {
+        if (failed.has(locks[i]!.locktoken)) continue;
+        acknowledged.set(event.partitionkey, [...(acknowledged.get(event.partitionkey) ?? []), event.data.n]);
+        count++;
+      }
+      lastAt = Date.now();
+    }
+  };
+  bench.dynamodb.reset();
+  bench.sqs.reset();
+  const started = Date.now();
+  const consumers = Array.from({ length: PULL_CONSUMERS }, () => consume());
+  await publishKeys(bench, type, eventsPerKey);
+  const published = Date.now();
+  await Promise.race([
+    Promise.all(consumers),
+    sleep(600_000).then(() => {
+      throw new Error(`timed out: ${count} of ${total} acknowledged`);
+    }),
+  ]);
+  const requests = requestsPerEvent(bench, total);
+  const awsRequests = bench.dynamodb.total() + bench.sqs.total();
+  return {
+    side: ordered ? 'ordered' : 'unordered',
+    publishMs: published - started,
+    publishToLastAcknowledgementMs: lastAt - started,
+    endToEndPerSecond: Math.round(total / ((lastAt - started) / 1000)),
+    keysOutOfOrder: ordered ? [...acknowledged.values()].filter((ns) => ns.some((n, i) => n !== i + 1)).length : 0,
+    // Receives or acknowledgements answered other than 200, or acknowledgements that failed in part.
+    refused,
+    requestsPerEvent: requests,
+    awsRequestsPerSecond: Math.round(awsRequests / ((lastAt - started) / 1000)),
   };
 }
 
@@ -239,7 +334,7 @@ export async function run(): Promise<Record<string, unknown>> {
     receivers: [],
     dynamodb: countRequests(host.awsClients.dynamodb),
     sqs: countRequests(host.awsClients.sqs),
-    manager: await host.issueToken('dev-subscriber', ['subscriptions:manage']),
+    manager: await host.issueToken('dev-subscriber', ['subscriptions:manage', 'events:consume']),
     publisher: apiAs(host.apiUrl, await host.issueToken('dev-publisher', ['events:publish']), { retries: 0 }),
   };
   try {
@@ -253,6 +348,17 @@ export async function run(): Promise<Record<string, unknown>> {
     }
     const best = (side: string, field: 'endToEndPerSecond' | 'drainPerSecond') =>
       Math.max(...rounds.filter((r) => r.side === side).map((r) => r[field]));
+    // Pull the same way: a warm-up of each side, then rounds in turns U O O U.
+    await pullThroughputRound(bench, false, 2);
+    await pullThroughputRound(bench, true, 2);
+    const pullRounds: Awaited<ReturnType<typeof pullThroughputRound>>[] = [];
+    for (let r = 0; r < ROUNDS; r++) {
+      const order = r % 2 === 0 ? [false, true] : [true, false];
+      for (const ordered of order) pullRounds.push(await pullThroughputRound(bench, ordered));
+    }
+    const bestPull = (side: string) =>
+      Math.max(...pullRounds.filter((r) => r.side === side).map((r) => r.endToEndPerSecond));
+    const pullRatio = Number((bestPull('ordered') / bestPull('unordered')).toFixed(2));
     const latency = { unblocked: [] as unknown[], blocked: [] as unknown[] };
     const p99s = { unblocked: [] as number[], blocked: [] as number[] };
     for (const blocked of [false, true, true, false]) {
@@ -292,6 +398,18 @@ export async function run(): Promise<Record<string, unknown>> {
         requestsPerEvent: requestsRatio(rounds),
         goal: GOAL.throughputRatio,
         met: throughputRatio >= GOAL.throughputRatio,
+      },
+      pullThroughput: {
+        keys: KEYS,
+        eventsPerKey: EVENTS_PER_KEY,
+        consumers: PULL_CONSUMERS,
+        maxEventsPerReceive: PULL_MAX_EVENTS,
+        rounds: pullRounds,
+        best: { unordered: bestPull('unordered'), ordered: bestPull('ordered') },
+        ratio: pullRatio,
+        requestsPerEvent: requestsRatio(pullRounds),
+        goal: GOAL.throughputRatio,
+        met: pullRatio >= GOAL.throughputRatio,
       },
       otherKeysWhileOneBlocked: {
         keys: LATENCY_KEYS,
