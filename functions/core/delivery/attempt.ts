@@ -37,7 +37,7 @@ export interface AttemptContext {
   readonly sleep: (ms: number) => Promise<void>;
   /** Epoch ms by which every attempt must be over. */
   readonly deadline: number;
-  /** The batch's OAuth2 token, when it was fetched before the rate slots were planned. */
+  /** The batch's OAuth2 token, when it was fetched, and the fetch waited for, before the rate slots were planned. */
   readonly token?: Promise<string | undefined> | undefined;
 }
 
@@ -55,10 +55,14 @@ export async function attemptAll(
   let refreshed: Promise<string | undefined> | undefined;
   const accessToken = (refresh: boolean) =>
     refresh ? (refreshed ??= deps.accessToken(subscription, { refresh })) : (token ??= deps.accessToken(subscription));
-  // The worst case of one attempt: its rate wait, a token fetch, the request, and after a 401
-  // the fetch of a fresh token.
+  // The worst case of one attempt: its rate wait, the request, and after a 401 the fetch of a
+  // fresh token; and a token fetch before the request unless the batch's token was fetched, and
+  // waited for, before the attempts (SubscriptionDispatch does): that fetch is then behind us, in
+  // `now()`. Counting it again left an OAuth2 batch a second to prepare in, so one that spent
+  // longer (settling ordered lanes, a slow table) put every delivery back unattempted.
   const oauth2 = subscription.credential?.kind === 'oauth2-client-credentials';
-  const worstCaseMs = oauth2 ? 2 * policy.tokenTimeoutMs + policy.sendTimeoutMs : policy.sendTimeoutMs;
+  const tokenFetches = oauth2 ? (context.token === undefined ? 2 : 1) : 0;
+  const worstCaseMs = tokenFetches * policy.tokenTimeoutMs + policy.sendTimeoutMs;
   const signRequest = async (request: WebhookRequest): Promise<WebhookRequest> => {
     if (!deps.signingKey) throw new Error('no signing key is configured');
     const headers = await deliverySignatureHeaders(

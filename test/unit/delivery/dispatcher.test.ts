@@ -249,16 +249,30 @@ describe('dispatchBatch', () => {
     expect(store.target.consecutiveFailures).toBe(0);
   });
 
-  it('CARD-5: with an OAuth2 credential the budget also covers a token fetch and, after a 401, a fresh one', async () => {
+  it("CARD-5: with an OAuth2 credential the budget covers the request and, after a 401, a fresh token; the batch's own token fetch is over before the budget is checked, so it counts once, as time passed", async () => {
     const oauth2 = { credential: { kind: 'oauth2-client-credentials' } } as unknown as Partial<Subscription>;
-    const tight = setup({ subscription: oauth2 });
-    const deadline = T0 + policy.sendTimeoutMs + policy.tokenTimeoutMs;
-    const outcome = await dispatchBatch([task()], tight.deps, { deadline });
+    const FETCH_MS = 3_000;
+    /** A batch whose token fetch takes FETCH_MS of the clock. */
+    const slowToken = () => {
+      const target = setup({ subscription: oauth2 });
+      target.deps.accessToken = async () => {
+        target.clock.now += FETCH_MS;
+        return 'access-token';
+      };
+      return target;
+    };
+    // After the fetch, less than the request and a refresh is left: put back unattempted.
+    const tight = slowToken();
+    const tightDeadline = T0 + FETCH_MS + policy.sendTimeoutMs + policy.tokenTimeoutMs - 1;
+    const outcome = await dispatchBatch([task()], tight.deps, { deadline: tightDeadline });
     expect(tight.sent).toEqual([]);
     expect(outcome.decisions).toMatchObject([{ action: 'retry', delaySeconds: OUT_OF_TIME_RETRY_MS / 1000 }]);
-    const roomy = setup({ subscription: oauth2 });
-    await dispatchBatch([task()], roomy.deps, { deadline: T0 + policy.sendTimeoutMs + 2 * policy.tokenTimeoutMs });
-    expect(roomy.sent).toHaveLength(1);
+    // Exactly enough for them: sent, the token's own fetch not counted a second time.
+    const enough = slowToken();
+    await dispatchBatch([task()], enough.deps, {
+      deadline: T0 + FETCH_MS + policy.sendTimeoutMs + policy.tokenTimeoutMs,
+    });
+    expect(enough.sent).toHaveLength(1);
   });
 
   it.each([
