@@ -203,6 +203,10 @@ async function pullThroughputRound(bench: Bench, ordered: boolean, eventsPerKey 
       const events = answer.body['events'] as { partitionkey: string; data: { n: number } }[];
       if (events.length === 0) continue;
       const locks = answer.body['locks'] as { locktoken: string }[];
+      // Booked as acknowledged as the acknowledgement goes out: from then on another consumer may
+      // get the key's next event, and its acknowledgement may come back before this one does.
+      for (const event of events)
+        acknowledged.set(event.partitionkey, [...(acknowledged.get(event.partitionkey) ?? []), event.data.n]);
       const settled = await callApi(
         bench.host.apiUrl,
         bench.manager,
@@ -217,9 +221,13 @@ async function pullThroughputRound(bench: Bench, ordered: boolean, eventsPerKey 
       );
       if (failed.size > 0) refused++;
       for (const [i, event] of events.entries()) {
-        if (failed.has(locks[i]!.locktoken)) continue;
-        acknowledged.set(event.partitionkey, [...(acknowledged.get(event.partitionkey) ?? []), event.data.n]);
-        count++;
+        if (!failed.has(locks[i]!.locktoken)) {
+          count++;
+          continue;
+        }
+        // Not acknowledged after all: it comes back when its lock ends.
+        const ofKey = acknowledged.get(event.partitionkey)!;
+        ofKey.splice(ofKey.lastIndexOf(event.data.n), 1);
       }
       lastAt = Date.now();
     }
