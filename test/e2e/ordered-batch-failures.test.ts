@@ -15,10 +15,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingEnv } from '../../functions/config.js';
 import { callApi } from '../support/koerier-api.js';
 import { publishKeysInTurn } from '../support/keyed-deliveries.js';
-import { startTestHost, type TestHost } from '../support/host.js';
+import type { TestHost } from '../support/host.js';
+import { startOrderedTestHost } from '../support/ordered-test-host.js';
 import {
   createLocalCertificateAuthority,
   startHttpsReceiver,
@@ -39,15 +39,7 @@ let koerier: TestHost;
 let subscriber: string;
 
 beforeAll(async () => {
-  koerier = await startTestHost(
-    {
-      [settingEnv.validationAgreedClients]: 'dev-subscriber',
-      [settingEnv.publishRatePerMinute]: '1000000',
-      // As ./ordered-batch.test.ts: room for the inbound queue's latency on a loaded laptop.
-      [settingEnv.orderingSettlingMs]: '3000',
-    },
-    { trustAuthority: authority },
-  );
+  koerier = await startOrderedTestHost(authority);
   subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
 });
 

@@ -8,10 +8,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingEnv } from '../../functions/config.js';
 import { callApi } from '../support/koerier-api.js';
 import { publishKeysInTurn } from '../support/keyed-deliveries.js';
-import { startTestHost, type TestHost } from '../support/host.js';
+import type { TestHost } from '../support/host.js';
+import { startOrderedTestHost } from '../support/ordered-test-host.js';
 import { createLocalCertificateAuthority, startHttpsReceiver, type HttpsReceiver } from '../support/https-receiver.js';
 import { countRequests, type RequestCounter } from '../support/request-counter.js';
 import { eventually } from '../support/waiting.js';
@@ -43,15 +43,7 @@ let dynamodb: RequestCounter;
 let sqs: RequestCounter;
 
 beforeAll(async () => {
-  koerier = await startTestHost(
-    {
-      [settingEnv.validationAgreedClients]: 'dev-subscriber',
-      [settingEnv.publishRatePerMinute]: '1000000',
-      // As ./ordered-push.test.ts: room for the inbound queue's latency on a loaded laptop.
-      [settingEnv.orderingSettlingMs]: '3000',
-    },
-    { trustAuthority: authority },
-  );
+  koerier = await startOrderedTestHost(authority);
   dynamodb = countRequests(koerier.host.awsClients.dynamodb);
   sqs = countRequests(koerier.host.awsClients.sqs);
 });

@@ -9,10 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingEnv } from '../../functions/config.js';
 import { callApi } from '../support/koerier-api.js';
 import { publishKeysInTurn } from '../support/keyed-deliveries.js';
-import { startTestHost, type TestHost } from '../support/host.js';
+import type { TestHost } from '../support/host.js';
+import { startOrderedTestHost } from '../support/ordered-test-host.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -30,18 +30,7 @@ let koerier: TestHost;
 let receiver: HttpsReceiver;
 
 beforeAll(async () => {
-  koerier = await startTestHost(
-    {
-      [settingEnv.validationAgreedClients]: 'dev-subscriber',
-      [settingEnv.publishRatePerMinute]: '1000000',
-      // The window must cover the time from an event's 202 until the router has staged it: the
-      // inbound queue's latency. On the laptop the router shares 2 cores with the publishers and, in
-      // CI, with the rest of the suite: 3 s, not the 1 s default (1 s passed too on a machine loaded
-      // by three other test runs; docs/ORDERING.md, "Acceptance order").
-      [settingEnv.orderingSettlingMs]: '3000',
-    },
-    { trustAuthority: authority },
-  );
+  koerier = await startOrderedTestHost(authority);
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
 });
 

@@ -9,10 +9,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { settingEnv } from '../../functions/config.js';
 import { callApi } from '../support/koerier-api.js';
 import { publishKeysInTurn } from '../support/keyed-deliveries.js';
-import { startTestHost, type TestHost } from '../support/host.js';
+import type { TestHost } from '../support/host.js';
+import { startOrderedTestHost } from '../support/ordered-test-host.js';
 import {
   createLocalCertificateAuthority,
   scripts,
@@ -31,15 +31,7 @@ let koerier: TestHost;
 let receiver: HttpsReceiver;
 
 beforeAll(async () => {
-  koerier = await startTestHost(
-    {
-      [settingEnv.validationAgreedClients]: 'dev-subscriber',
-      [settingEnv.publishRatePerMinute]: '1000000',
-      // As ordered-push.test.ts: room for the live path's router on 2 shared cores (a replay has no window).
-      [settingEnv.orderingSettlingMs]: '3000',
-    },
-    { trustAuthority: authority },
-  );
+  koerier = await startOrderedTestHost(authority);
   receiver = await startHttpsReceiver({ authority, script: scripts.always({ respond: 204 }) });
 });
 
