@@ -20,7 +20,7 @@ import {
   type HttpsReceiver,
   type RecordedRequest,
 } from '../support/https-receiver.js';
-import { eventually } from '../support/waiting.js';
+import { eventually, staysQuiet } from '../support/waiting.js';
 
 const KEYS = 6;
 const EVENTS = 8;
@@ -182,5 +182,94 @@ describe('replay of an ordered push subscription on the laptop host (issue 33)',
     expect(replayed).toHaveLength(keys * events);
     expect(new Set(replayed.map((one) => one.replayId))).toEqual(new Set([started.body['id']]));
     expect(perKey(replayed)).toEqual(expected);
+  }, 240_000);
+
+  it('ORD-7, ORD-4: a key that fails in a replay with park: its replayed event is a dead letter and its later replayed events wait while the other keys finish; the redrive delivers it, then the rest, in order in the replay', async () => {
+    const KEYS_HERE = 3;
+    const EVENTS_HERE = 4;
+    const FAILING = { key: 'key-0', n: 2 };
+    let refused = false;
+    /** The replay's deliveries the receiver took, as they came. */
+    const replayedTaken: Arrived[] = [];
+    // Live deliveries all taken; in the replay, the failing event refused once (415: a dead letter).
+    const failing = await startHttpsReceiver({
+      authority,
+      script: (_, request) => {
+        if (request.headers['koerier-replay-id'] === undefined) return { respond: 204 };
+        const [event] = arrivals([request]);
+        if (!refused && event!.key === FAILING.key && event!.n === FAILING.n) {
+          refused = true;
+          return { respond: 415 };
+        }
+        replayedTaken.push(event!);
+        return { respond: 204 };
+      },
+    });
+    try {
+      const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
+      const type = `nl.example.ordered-replay-park.${randomUUID().slice(0, 8)}.v1`;
+      const created = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
+        sink: failing.url,
+        types: [type],
+        validation: 'agreed',
+        sinkcredential: failing.sinkCredential,
+        ordering: { key: 'partitionkey', onFailure: 'park' },
+      });
+      expect(created.status).toBe(201);
+      const id = created.body['id'] as string;
+      const token = await koerier.token('dev-publisher', ['events:publish']);
+      const from = new Date(Date.now() - 1000).toISOString();
+      const source = 'urn:nld:oin:00000001234567890000:systeem:e2e-ordered-replay';
+      await publishKeysInTurn(koerier.url, token, {
+        source,
+        type,
+        keys: KEYS_HERE,
+        events: EVENTS_HERE,
+        connections: 1,
+      });
+      await failing.waitForRequests(KEYS_HERE * EVENTS_HERE, { timeoutMs: 90_000 });
+
+      const started = await callApi(koerier.url, subscriber, 'POST', `/subscriptions/${id}/replays`, {
+        from,
+        to: new Date().toISOString(),
+      });
+      expect(started.status).toBe(202);
+      /** The replay's 2xx deliveries of `key`, as they arrived: [n, sequence]. */
+      const replayedOf = (key: string) =>
+        replayedTaken.filter((one) => one.key === key).map((one) => [one.n, one.sequence]);
+      const all = Array.from({ length: EVENTS_HERE }, (_, i) => [i + 1, i + 1]);
+      const others = Array.from({ length: KEYS_HERE - 1 }, (_, k) => `key-${k + 1}`);
+      await eventually(
+        () => `the other keys replayed; got ${JSON.stringify(others.map(replayedOf))}`,
+        () => refused && others.every((key) => replayedOf(key).length === EVENTS_HERE),
+        { timeoutMs: 90_000, intervalMs: 250 },
+      );
+      for (const key of others) expect(replayedOf(key)).toEqual(all);
+      const deadLetters = async () =>
+        (
+          (await callApi(koerier.url, subscriber, 'GET', `/subscriptions/${id}/dead-letters`)).body[
+            'deadLetters'
+          ] as unknown[]
+        ).length;
+      await eventually('the replayed event’s dead letter', async () => (await deadLetters()) === 1);
+      await staysQuiet(
+        'a parked replayed event delivered before the redrive',
+        () => replayedOf(FAILING.key).length > FAILING.n - 1 && replayedOf(FAILING.key),
+        3_000,
+      );
+      const redrive = await callApi(koerier.url, subscriber, 'POST', `/subscriptions/${id}/dead-letters/redrive`, {
+        all: true,
+      });
+      expect(redrive.status).toBe(202);
+      await eventually(
+        () => `the key's replay after the redrive; got ${JSON.stringify(replayedOf(FAILING.key))}`,
+        () => replayedOf(FAILING.key).length === EVENTS_HERE,
+        { timeoutMs: 60_000, intervalMs: 250 },
+      );
+      // The redriven event in its place in the replay, then the parked ones: sequence 1..n of the replay.
+      expect(replayedOf(FAILING.key)).toEqual(all);
+    } finally {
+      await failing.close();
+    }
   }, 240_000);
 });
