@@ -143,7 +143,7 @@ async function deadLettersOf(id: string) {
 }
 
 describe('ordered pull with a key the consumer rejects (issue 33, failure policies)', () => {
-  it('ORD-4: skip: the rejected event is a dead letter with its payload and sequence, the key goes on and the consumer sees the gap; a redrive hands it out late with its old sequence', async () => {
+  it('ORD-4, ORD-5: skip: the rejected event is a dead letter with its payload and sequence, the key goes on and the consumer sees the gap; a redrive hands it out late with its old sequence', async () => {
     const run = await subscribeAndConsume('skip');
     try {
       await eventually(
@@ -173,7 +173,7 @@ describe('ordered pull with a key the consumer rejects (issue 33, failure polici
     }
   }, 120_000);
 
-  it('ORD-4: park: the rejected event is a dead letter and the key’s later events wait while the other keys finish; a redrive hands out the rejected event, then the parked ones, in order', async () => {
+  it('ORD-4, ORD-5: park: the rejected event is a dead letter and the key’s later events wait while the other keys finish; a redrive hands out the rejected event, then the parked ones, in order', async () => {
     const run = await subscribeAndConsume('park');
     try {
       await eventually(
@@ -204,7 +204,7 @@ describe('ordered pull with a key the consumer rejects (issue 33, failure polici
     }
   }, 120_000);
 
-  it('ORD-4: block: the rejected event is no dead letter, and the key’s later events are not handed out while the other keys finish', async () => {
+  it('ORD-4, ORD-5: block: the rejected event is no dead letter, and the key’s later events are not handed out while the other keys finish', async () => {
     const run = await subscribeAndConsume('block');
     try {
       await eventually(
