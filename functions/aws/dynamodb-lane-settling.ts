@@ -4,7 +4,7 @@
  * (the settling lease on the lane's state) numbers them in acceptance order — in groups, one state
  * update per group, fenced by the lease — and stores them (core/ordering/lane-settling.ts).
  */
-import { DeleteItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import type { LaneAddress, LaneHead, SettledAppend, StagedEvent } from '../core/ordering/ordered-lanes.js';
 import { batchWriteAll } from './dynamodb-batch-write.js';
 import { num, PK, SK, type Item } from './delivery-table-items.js';
@@ -31,12 +31,7 @@ export class DynamoDbLaneSettling extends DynamoDbLaneTable {
   /** The state each settling claim of this container left, by lane and holder, until its pass reads it. */
   private readonly claimedStates = new Map<string, Item>();
 
-  async stage(lane: LaneAddress, event: StagedEvent): Promise<void> {
-    await this.client.send(new PutItemCommand({ TableName: this.tableName, Item: this.stagedItem(lane, event) }));
-  }
-
-  async stageAll(entries: readonly { lane: LaneAddress; event: StagedEvent }[]): Promise<void> {
-    if (entries.length === 1) return this.stage(entries[0]!.lane, entries[0]!.event);
+  async stage(entries: readonly { lane: LaneAddress; event: StagedEvent }[]): Promise<void> {
     // One item per key: BatchWriteItem refuses a request that names a key twice (the same delivery
     // twice in a router batch, as SQS may hand a message over twice), and the copies are the same.
     const items = new Map<string, Item>();
@@ -58,7 +53,7 @@ export class DynamoDbLaneSettling extends DynamoDbLaneTable {
       position: num(event.position),
       // The sweeper's index: a staged event still here well past its window lost its settle message.
       key: { S: lane.key },
-      sweepShard: { S: sweepShard(this.key(lane, STATE)[PK]!.S!, 'staged') },
+      sweepShard: { S: sweepShard(lanePartition(lane), 'staged') },
       sweepSince: num(Math.floor(event.position / 1000)),
       // A staged event nobody settles (its subscription deleted) goes when a place would.
       expiresAt: num(Math.ceil(this.now() / 1000) + PLACE_SECONDS),

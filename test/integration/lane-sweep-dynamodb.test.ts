@@ -62,11 +62,11 @@ describe('the lane sweeper on DynamoDB (issue 33, ORD-8)', () => {
     const stranded = { subscriptionId: 'sub-sweep', key: 'leerling-1' };
     const delivered = { subscriptionId: 'sub-sweep', key: 'leerling-2' };
     const lostHead = { subscriptionId: 'sub-sweep', key: 'zaak#3' };
-    await lanes.stage(stranded, staged('sub-sweep', 'leerling-1', 1, T0));
-    await lanes.stage(stranded, staged('sub-sweep', 'leerling-1', 2, T0));
+    await lanes.stage([{ lane: stranded, event: staged('sub-sweep', 'leerling-1', 1, T0) }]);
+    await lanes.stage([{ lane: stranded, event: staged('sub-sweep', 'leerling-1', 2, T0) }]);
     for (const lane of [delivered, lostHead]) {
-      await lanes.stage(lane, staged('sub-sweep', lane.key, 1, T0));
-      await lanes.stage(lane, staged('sub-sweep', lane.key, 2, T0));
+      await lanes.stage([{ lane, event: staged('sub-sweep', lane.key, 1, T0) }]);
+      await lanes.stage([{ lane, event: staged('sub-sweep', lane.key, 2, T0) }]);
     }
     clock.now = T0 + 2000;
     for (const lane of [delivered, lostHead])

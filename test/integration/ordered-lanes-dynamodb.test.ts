@@ -92,7 +92,9 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
     const lane = { subscriptionId: 'sub-s', key: 'leerling-9' };
     const positions = [1_800_000_000_030_000, 1_800_000_000_010_000, 1_800_000_000_020_001, 1_800_000_000_020_000];
     await Promise.all(
-      positions.map((position, i) => lanes.stage(lane, { deliveryId: `s${i}`, position, body: `staged ${i}` })),
+      positions.map((position, i) =>
+        lanes.stage([{ lane, event: { deliveryId: `s${i}`, position, body: `staged ${i}` } }]),
+      ),
     );
     // Up to 20.000 ms: the two below it, lowest first; the one at 20.001 ms and above wait.
     expect((await lanes.staged(lane, 1_800_000_000_020_000, 10)).map((one) => one.deliveryId)).toEqual(['s1', 's3']);
@@ -133,7 +135,7 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
         requests.map(({ PutRequest }) => `${PutRequest?.Item?.['pk']?.S} ${PutRequest?.Item?.['sk']?.S}`),
       );
     });
-    await lanes.stageAll([...entries, entries[0]!]);
+    await lanes.stage([...entries, entries[0]!]);
     observing = false;
     expect(counter.byOperation).toEqual({ BatchWriteItemCommand: 2 });
     // DynamoDB refuses a batch that names a key twice (dynalite does not): each key once, 30 in all.
@@ -149,7 +151,7 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
   it('PRIV-2, ORD-3: the erasure finds every lane’s waiting events, staged and numbered, rewrites one in place and removes a staged one; nothing else is touched', async () => {
     const erasure = new DynamoDbLaneErasure(dynamodb, emulators.resourceEnvironment[resourceEnv.table('deliveries')]!);
     const lane = { subscriptionId: 'sub-erase', key: 'leerling-3' };
-    await lanes.stage(lane, { deliveryId: 'x1', position: 1_800_000_000_001_000, body: 'staged body' });
+    await lanes.stage([{ lane, event: { deliveryId: 'x1', position: 1_800_000_000_001_000, body: 'staged body' } }]);
     await lanes.append(lane, 'x0', () => 'numbered body');
     const found: WaitingLaneEvent[] = [];
     let cursor: string | undefined;
@@ -190,13 +192,13 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
   });
   describe('a settle pass (appendStaged)', () => {
     const position = (n: number) => 1_800_000_000_000_000 + n * 1_000;
-    const stageAll = async (lane: LaneAddress, ids: readonly string[], from = 1) => {
+    const stageIds = async (lane: LaneAddress, ids: readonly string[], from = 1) => {
       const events = ids.map((deliveryId, i) => ({
         deliveryId,
         position: position(from + i),
         body: `staged ${deliveryId}`,
       }));
-      for (const event of events) await lanes.stage(lane, event);
+      await lanes.stage(events.map((event) => ({ lane, event })));
       return events;
     };
     const build = (staged: StagedEvent, sequence: number) => `${staged.deliveryId} at ${sequence}`;
@@ -205,7 +207,7 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
 
     it('ORD-3: a settle message whose events an earlier pass appended costs one read: no lease taken, nothing numbered again', async () => {
       const lane = { subscriptionId: 'sub-pass', key: 'leerling-after' };
-      await stageAll(lane, ['a1', 'a2', 'a3']);
+      await stageIds(lane, ['a1', 'a2', 'a3']);
       // Well past the staged events' window (their positions are 1.8e12 ms and a few).
       const options = { now: 1_800_000_010_000, settlingWindowMs: 1_000, build };
       const first = await settleLane(lanes, lane, { ...options, holder: 'message-1' });
@@ -215,7 +217,7 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
       expect(later).toEqual({ kind: 'settled', heads: [], late: [], appended: 0 });
       expect(counter.byOperation).toEqual({ QueryCommand: 1 });
       // With an event staged again, the next message takes the lease and appends it after the three.
-      await stageAll(lane, ['a4'], 4);
+      await stageIds(lane, ['a4'], 4);
       expect(await settleLane(lanes, lane, { ...options, holder: 'message-4' })).toMatchObject({
         appended: 1,
         heads: [],
@@ -226,7 +228,7 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
     it('ORD-2: thirty staged events numbered 1..30 in acceptance order, stored and unstaged in a few requests, not several per event', async () => {
       const lane = { subscriptionId: 'sub-pass', key: 'leerling-30' };
       const ids = Array.from({ length: 30 }, (_, i) => `s${i}`);
-      await stageAll(lane, ids);
+      await stageIds(lane, ids);
       expect(await claim(lane, 'settler-1')).toBe(true);
       const counter = countRequests(dynamodb);
       const staged = await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100);
@@ -239,8 +241,8 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
       // Read, staged query, two groups (25 + 5) of one update and three batch writes: 10, not 5 × 30.
       expect(requests).toBeLessThanOrEqual(10);
       // Staged again by a router retry, a settled event keeps its place; one accepted earlier but staged late goes at the end.
-      await lanes.stage(lane, { deliveryId: 's3', position: position(4), body: 'again' });
-      await lanes.stage(lane, { deliveryId: 'late', position: position(2) + 1, body: 'late' });
+      await lanes.stage([{ lane, event: { deliveryId: 's3', position: position(4), body: 'again' } }]);
+      await lanes.stage([{ lane, event: { deliveryId: 'late', position: position(2) + 1, body: 'late' } }]);
       const again = await lanes.appendStaged(
         lane,
         await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100),
@@ -266,13 +268,13 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
         emulators.resourceEnvironment[resourceEnv.table('deliveries')]!,
         () => NOW,
       );
-      await stageAll(lane, ['k1', 'k2', 'k3']);
+      await stageIds(lane, ['k1', 'k2', 'k3']);
       expect(await claim(lane, 'settler-dies')).toBe(true);
       await expect(
         dying.appendStaged(lane, await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100), build, 'settler-dies'),
       ).rejects.toThrow('killed');
       // Numbered, not stored: still staged. Two more staged meanwhile.
-      await stageAll(lane, ['k4', 'k5'], 4);
+      await stageIds(lane, ['k4', 'k5'], 4);
       expect(await claim(lane, 'settler-next', NOW + 61_000)).toBe(true);
       const pass = await lanes.appendStaged(
         lane,
@@ -298,7 +300,7 @@ describe('ordered lanes on DynamoDB (issue 33)', () => {
 
     it('ORD-3: a settler whose lease ran out and was taken numbers nothing more (the fence); the new holder numbers it all once', async () => {
       const lane = { subscriptionId: 'sub-pass-fence', key: 'leerling-slow' };
-      await stageAll(lane, ['f1', 'f2']);
+      await stageIds(lane, ['f1', 'f2']);
       expect(await claim(lane, 'settler-slow')).toBe(true);
       const staged = await lanes.staged(lane, Number.MAX_SAFE_INTEGER, 100);
       expect(await claim(lane, 'settler-new', NOW + 61_000)).toBe(true);

@@ -54,7 +54,7 @@ export function orderedOutbox(inner: Outbox, lanes: () => OrderedLanes, options:
     const staging = laneGroups.flatMap(({ lane, positioned }) =>
       positioned.map((entry) => ({ lane, event: stagedEventOf(entry) })),
     );
-    if (staging.length > 0) await lanes().stageAll(staging);
+    if (staging.length > 0) await lanes().stage(staging);
     const queued = await Promise.all(
       laneGroups.map(async ({ lane, positioned, unpositioned }) => [
         ...settleMessageOf(positioned),

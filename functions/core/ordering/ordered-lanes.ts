@@ -68,10 +68,11 @@ export interface StagedEvent {
 }
 
 export interface OrderedLanes {
-  /** Stages an event by its position (the router). The same delivery again writes the same item. */
-  stage(lane: LaneAddress, event: StagedEvent): Promise<void>;
-  /** Stages several events, of any lanes, in as few writes as the store allows (a router batch's). */
-  stageAll(entries: readonly { readonly lane: LaneAddress; readonly event: StagedEvent }[]): Promise<void>;
+  /**
+   * Stages events by their positions (the router: a batch's, of any lanes, in as few writes as the
+   * store allows). The same delivery again writes the same item.
+   */
+  stage(entries: readonly { readonly lane: LaneAddress; readonly event: StagedEvent }[]): Promise<void>;
   /** The staged events with a position up to `upTo`, lowest first, at most `limit` of them. */
   staged(lane: LaneAddress, upTo: number, limit: number): Promise<StagedEvent[]>;
   /** Removes a staged event once it is appended. */

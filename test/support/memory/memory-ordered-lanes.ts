@@ -58,12 +58,8 @@ export class InMemoryOrderedLanes implements OrderedLanes, LaneRuns {
     return lane;
   }
 
-  async stage(address: LaneAddress, event: StagedEvent): Promise<void> {
-    this.lane(address).staging.set(event.deliveryId, event);
-  }
-
-  async stageAll(entries: readonly { lane: LaneAddress; event: StagedEvent }[]): Promise<void> {
-    for (const { lane, event } of entries) await this.stage(lane, event);
+  async stage(entries: readonly { lane: LaneAddress; event: StagedEvent }[]): Promise<void> {
+    for (const { lane, event } of entries) this.lane(lane).staging.set(event.deliveryId, event);
   }
 
   async staged(address: LaneAddress, upTo: number, limit: number): Promise<StagedEvent[]> {
