@@ -84,6 +84,15 @@ interface Bench {
  * requests only: the queue pollers' receives and deletes (Lambda's event source mapping on AWS,
  * not billed per request) go through a client of their own and are not counted, on either side.
  */
+function roundRequests(bench: Bench, events: number, elapsedMs: number) {
+  return {
+    requestsPerEvent: requestsPerEvent(bench, events),
+    // The emulators' pace over the round (the functions' DynamoDB and SQS requests): alike on both
+    // sides when it is the requests, not the ordering's waits, that set the rate.
+    awsRequestsPerSecond: Math.round((bench.dynamodb.total() + bench.sqs.total()) / (elapsedMs / 1000)),
+  };
+}
+
 function requestsPerEvent(bench: Bench, events: number) {
   const per = (n: number) => Number((n / events).toFixed(2));
   const byOperation = Object.fromEntries(
@@ -149,10 +158,9 @@ async function throughputRound(bench: Bench, ordered: boolean, eventsPerKey = EV
     600_000,
     () => `${receiver.requests.length} of ${total} delivered`,
   );
-  const requests = requestsPerEvent(bench, total);
-  const awsRequests = bench.dynamodb.total() + bench.sqs.total();
   const first = receiver.requests[0]!.receivedAt;
   const last = Math.max(...receiver.requests.map((r) => r.receivedAt));
+  const requests = roundRequests(bench, total, last - started);
   const outOfOrder = ordered ? keysOutOfOrder(receiver) : 0;
   return {
     side: ordered ? 'ordered' : 'unordered',
@@ -162,10 +170,7 @@ async function throughputRound(bench: Bench, ordered: boolean, eventsPerKey = EV
     endToEndPerSecond: Math.round(total / ((last - started) / 1000)),
     drainPerSecond: Math.round(total / ((last - first) / 1000)),
     keysOutOfOrder: outOfOrder,
-    requestsPerEvent: requests,
-    // The emulators' pace over the round (the functions' DynamoDB and SQS requests):
-    // alike on both sides when it is the requests, not the ordering's waits, that set the rate.
-    awsRequestsPerSecond: Math.round(awsRequests / ((last - started) / 1000)),
+    ...requests,
   };
 }
 
@@ -244,8 +249,7 @@ async function pullThroughputRound(bench: Bench, ordered: boolean, eventsPerKey 
       throw new Error(`timed out: ${count} of ${total} acknowledged`);
     }),
   ]);
-  const requests = requestsPerEvent(bench, total);
-  const awsRequests = bench.dynamodb.total() + bench.sqs.total();
+  const requests = roundRequests(bench, total, lastAt - started);
   return {
     side: ordered ? 'ordered' : 'unordered',
     publishMs: published - started,
@@ -254,8 +258,7 @@ async function pullThroughputRound(bench: Bench, ordered: boolean, eventsPerKey 
     keysOutOfOrder: ordered ? [...acknowledged.values()].filter((ns) => ns.some((n, i) => n !== i + 1)).length : 0,
     // Receives or acknowledgements answered other than 200, or acknowledgements that failed in part.
     refused,
-    requestsPerEvent: requests,
-    awsRequestsPerSecond: Math.round(awsRequests / ((lastAt - started) / 1000)),
+    ...requests,
   };
 }
 
@@ -319,6 +322,19 @@ async function otherKeysLatency(bench: Bench, blocked: boolean) {
   };
 }
 
+/**
+ * A warm-up round of each side (2 events per key, not counted), then ROUNDS rounds of each in turns
+ * U O O U …, so that whatever happens at one moment of the run falls on both sides alike.
+ */
+async function inTurns<T>(round: (ordered: boolean, eventsPerKey?: number) => Promise<T>): Promise<T[]> {
+  await round(false, 2);
+  await round(true, 2);
+  const rounds: T[] = [];
+  for (let r = 0; r < ROUNDS; r++)
+    for (const ordered of r % 2 === 0 ? [false, true] : [true, false]) rounds.push(await round(ordered));
+  return rounds;
+}
+
 export async function run(): Promise<Record<string, unknown>> {
   const loadAtStart = Number(loadavg()[0]!.toFixed(2));
   const authority = createLocalCertificateAuthority();
@@ -346,24 +362,10 @@ export async function run(): Promise<Record<string, unknown>> {
     publisher: apiAs(host.apiUrl, await host.issueToken('dev-publisher', ['events:publish']), { retries: 0 }),
   };
   try {
-    // Warm-up: a small round of each, not counted.
-    await throughputRound(bench, false, 2);
-    await throughputRound(bench, true, 2);
-    const rounds: Awaited<ReturnType<typeof throughputRound>>[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? [false, true] : [true, false];
-      for (const ordered of order) rounds.push(await throughputRound(bench, ordered));
-    }
+    const rounds = await inTurns((ordered, eventsPerKey) => throughputRound(bench, ordered, eventsPerKey));
     const best = (side: string, field: 'endToEndPerSecond' | 'drainPerSecond') =>
       Math.max(...rounds.filter((r) => r.side === side).map((r) => r[field]));
-    // Pull the same way: a warm-up of each side, then rounds in turns U O O U.
-    await pullThroughputRound(bench, false, 2);
-    await pullThroughputRound(bench, true, 2);
-    const pullRounds: Awaited<ReturnType<typeof pullThroughputRound>>[] = [];
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? [false, true] : [true, false];
-      for (const ordered of order) pullRounds.push(await pullThroughputRound(bench, ordered));
-    }
+    const pullRounds = await inTurns((ordered, eventsPerKey) => pullThroughputRound(bench, ordered, eventsPerKey));
     const bestPull = (side: string) =>
       Math.max(...pullRounds.filter((r) => r.side === side).map((r) => r.endToEndPerSecond));
     const pullRatio = Number((bestPull('ordered') / bestPull('unordered')).toFixed(2));
