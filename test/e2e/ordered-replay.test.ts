@@ -65,23 +65,40 @@ const inOrder = Array.from({ length: KEYS }, (_, k) => ({
   arrived: Array.from({ length: EVENTS }, (_, i) => [i + 1, i + 1]),
 }));
 
+const SOURCE = 'urn:nld:oin:00000001234567890000:systeem:e2e-ordered-replay';
+
+/**
+ * An ordered push subscription to `sink` (`park` on failure) of a type of its own, and `size`'s
+ * keys × events published to it; with `from`, the start of a replay window holding them all.
+ */
+async function parkSubscriptionWithEvents(
+  sink: HttpsReceiver,
+  name: string,
+  size: { readonly keys: number; readonly events: number; readonly connections: number },
+) {
+  const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
+  const type = `nl.example.${name}.${randomUUID().slice(0, 8)}.v1`;
+  const created = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
+    sink: sink.url,
+    types: [type],
+    validation: 'agreed',
+    sinkcredential: sink.sinkCredential,
+    ordering: { key: 'partitionkey', onFailure: 'park' },
+  });
+  expect(created.status).toBe(201);
+  const token = await koerier.token('dev-publisher', ['events:publish']);
+  const from = new Date(Date.now() - 1000).toISOString();
+  await publishKeysInTurn(koerier.url, token, { source: SOURCE, type, ...size });
+  return { subscriber, id: created.body['id'] as string, from };
+}
+
 describe('replay of an ordered push subscription on the laptop host (issue 33)', () => {
   it(`ORD-7: ${KEYS} keys × ${EVENTS} events delivered in order, then the window replayed: each key's replayed events arrive in acceptance order, sequence 1..${EVENTS} in the replay, marked with the replay`, async () => {
-    const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
-    const type = `nl.example.ordered-replay.${randomUUID().slice(0, 8)}.v1`;
-    const created = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
-      sink: receiver.url,
-      types: [type],
-      validation: 'agreed',
-      sinkcredential: receiver.sinkCredential,
-      ordering: { key: 'partitionkey', onFailure: 'park' },
+    const { subscriber, id, from } = await parkSubscriptionWithEvents(receiver, 'ordered-replay', {
+      keys: KEYS,
+      events: EVENTS,
+      connections: CONNECTIONS,
     });
-    expect(created.status).toBe(201);
-    const id = created.body['id'] as string;
-    const token = await koerier.token('dev-publisher', ['events:publish']);
-    const from = new Date(Date.now() - 1000).toISOString();
-    const source = 'urn:nld:oin:00000001234567890000:systeem:e2e-ordered-replay';
-    await publishKeysInTurn(koerier.url, token, { source, type, keys: KEYS, events: EVENTS, connections: CONNECTIONS });
     await receiver.waitForRequests(KEYS * EVENTS, { timeoutMs: 90_000 });
     const live = receiver.requests.filter((r) => r.method === 'POST');
     expect(live.every((r) => r.headers['koerier-replay-id'] === undefined)).toBe(true);
@@ -123,8 +140,7 @@ describe('replay of an ordered push subscription on the laptop host (issue 33)',
     const events = 5;
     const from = new Date(Date.now() - 1000).toISOString();
     const token = await koerier.token('dev-publisher', ['events:publish']);
-    const source = 'urn:nld:oin:00000001234567890000:systeem:e2e-ordered-replay';
-    await publishKeysInTurn(koerier.url, token, { source, type, keys, events, connections: 2 });
+    await publishKeysInTurn(koerier.url, token, { source: SOURCE, type, keys, events, connections: 2 });
     /** Receives and acknowledges until `count` events came; per receive, never two of one key. */
     const drain = async (count: number) => {
       const got: { key: string; n: number; sequence: number; replayId: string | undefined }[] = [];
@@ -206,23 +222,7 @@ describe('replay of an ordered push subscription on the laptop host (issue 33)',
       },
     });
     try {
-      const subscriber = await koerier.token('dev-subscriber', ['subscriptions:manage']);
-      const type = `nl.example.ordered-replay-park.${randomUUID().slice(0, 8)}.v1`;
-      const created = await callApi(koerier.url, subscriber, 'POST', '/subscriptions', {
-        sink: failing.url,
-        types: [type],
-        validation: 'agreed',
-        sinkcredential: failing.sinkCredential,
-        ordering: { key: 'partitionkey', onFailure: 'park' },
-      });
-      expect(created.status).toBe(201);
-      const id = created.body['id'] as string;
-      const token = await koerier.token('dev-publisher', ['events:publish']);
-      const from = new Date(Date.now() - 1000).toISOString();
-      const source = 'urn:nld:oin:00000001234567890000:systeem:e2e-ordered-replay';
-      await publishKeysInTurn(koerier.url, token, {
-        source,
-        type,
+      const { subscriber, id, from } = await parkSubscriptionWithEvents(failing, 'ordered-replay-park', {
         keys: KEYS_HERE,
         events: EVENTS_HERE,
         connections: 1,
